@@ -1,0 +1,25 @@
+# workbook_detect_cuda_architecture()
+# Sets CMAKE_CUDA_ARCHITECTURES (cache) when the user did not: the compute
+# capability of GPU 0 as reported by nvidia-smi, or 75 when there is no GPU.
+function(workbook_detect_cuda_architecture)
+  if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
+    return()
+  endif()
+  set(arch "")
+  find_program(WORKBOOK_NVIDIA_SMI nvidia-smi)
+  if(WORKBOOK_NVIDIA_SMI)
+    execute_process(
+      COMMAND ${WORKBOOK_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+      OUTPUT_VARIABLE caps RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(rc EQUAL 0 AND caps MATCHES "^([0-9]+)\\.([0-9]+)")
+      set(arch "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+    endif()
+  endif()
+  if(arch STREQUAL "")
+    set(arch 75)
+    message(STATUS "No NVIDIA GPU found: building for sm_75 (override with -DCMAKE_CUDA_ARCHITECTURES=90)")
+  else()
+    message(STATUS "Found a GPU of compute capability ${arch}: building for sm_${arch}")
+  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${arch} CACHE STRING "GPU architectures to build for")
+endfunction()

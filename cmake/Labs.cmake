@@ -1,0 +1,116 @@
+# workbook_add_lab(<folder> <base>)
+#
+# A lab lives in labs/<folder>/ with <base>.cuh (its contract), <base>.cu (the
+# student's file), README.md (the handout) and tests/*.cu; its reference
+# solution is solutions/<folder>/<base>.cu. For lab "NN-name" this makes:
+#   labNN_student, labNN_solution            the two implementations (static libs)
+#   labNN_tests_student, labNN_tests_solution   the same tests linked to each
+#   labNN_experiment[_solution]              when labs/<folder>/experiment.cu exists
+# Only the solution tests are registered with CTest (the project's own suite);
+# the grader runs the student tests.
+get_filename_component(WORKBOOK_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+
+function(workbook_add_lab folder base)
+  string(REGEX MATCH "^[0-9][0-9]" number "${folder}")
+  if(number STREQUAL "")
+    message(FATAL_ERROR "workbook_add_lab: lab folder '${folder}' must start with a two-digit number")
+  endif()
+  set(lab_dir ${WORKBOOK_ROOT}/labs/${folder})
+  set(solution_dir ${WORKBOOK_ROOT}/solutions/${folder})
+  set(prefix lab${number})
+  foreach(required ${base}.cuh ${base}.cu README.md)
+    if(NOT EXISTS ${lab_dir}/${required})
+      message(FATAL_ERROR "workbook_add_lab: labs/${folder}/${required} is missing")
+    endif()
+  endforeach()
+
+  set(variants student)
+  set(source_student ${lab_dir}/${base}.cu)
+  if(WORKBOOK_BUILD_SOLUTIONS AND EXISTS ${solution_dir}/${base}.cu)
+    list(APPEND variants solution)
+    set(source_solution ${solution_dir}/${base}.cu)
+  endif()
+
+  file(GLOB test_sources CONFIGURE_DEPENDS ${lab_dir}/tests/*.cu ${lab_dir}/tests/*.cpp)
+  if(NOT test_sources)
+    message(FATAL_ERROR "workbook_add_lab: labs/${folder}/tests/ has no test sources")
+  endif()
+  # The tests are compiled once and linked against each implementation.
+  add_library(${prefix}_test_objects OBJECT ${test_sources})
+  target_include_directories(${prefix}_test_objects PRIVATE ${lab_dir})
+  target_link_libraries(${prefix}_test_objects PRIVATE workbook::testing)
+  target_compile_definitions(${prefix}_test_objects PRIVATE WORKBOOK_LAB_ID="${folder}")
+  workbook_set_warnings(${prefix}_test_objects)
+
+  foreach(variant ${variants})
+    add_library(${prefix}_${variant} STATIC ${source_${variant}})
+    target_include_directories(${prefix}_${variant} PUBLIC ${lab_dir})
+    target_link_libraries(${prefix}_${variant} PUBLIC workbook::common)
+    if(variant STREQUAL "solution")
+      workbook_set_warnings(${prefix}_${variant})
+    else()
+      # Student code gets the warnings but never fails the build on them:
+      # an untouched skeleton has unused parameters by design.
+      target_compile_options(${prefix}_${variant} PRIVATE
+        $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall>)
+    endif()
+
+    add_executable(${prefix}_tests_${variant} $<TARGET_OBJECTS:${prefix}_test_objects>)
+    target_link_libraries(${prefix}_tests_${variant} PRIVATE ${prefix}_${variant} workbook::testing)
+    set_target_properties(${prefix}_tests_${variant} PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+
+    if(EXISTS ${lab_dir}/experiment.cu)
+      if(variant STREQUAL "student")
+        set(experiment ${prefix}_experiment)
+      else()
+        set(experiment ${prefix}_experiment_solution)
+      endif()
+      add_executable(${experiment} ${lab_dir}/experiment.cu)
+      target_link_libraries(${experiment} PRIVATE ${prefix}_${variant})
+      workbook_set_warnings(${experiment})
+    endif()
+  endforeach()
+
+  if(TARGET ${prefix}_tests_solution)
+    gtest_discover_tests(${prefix}_tests_solution
+      TEST_PREFIX "${folder}."
+      DISCOVERY_MODE PRE_TEST
+      DISCOVERY_TIMEOUT 60
+      PROPERTIES
+        LABELS "lab;gpu"
+        RESOURCE_LOCK gpu
+        TIMEOUT 300
+        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  endif()
+
+  # Remember the lab for the grader's manifest.
+  set(entry "{\"id\": \"${folder}\", \"base\": \"${base}\"")
+  string(APPEND entry ", \"student_tests\": \"$<TARGET_FILE:${prefix}_tests_student>\"")
+  if(TARGET ${prefix}_tests_solution)
+    string(APPEND entry ", \"solution_tests\": \"$<TARGET_FILE:${prefix}_tests_solution>\"")
+  endif()
+  if(TARGET ${prefix}_experiment)
+    string(APPEND entry ", \"student_experiment\": \"$<TARGET_FILE:${prefix}_experiment>\"")
+  endif()
+  if(TARGET ${prefix}_experiment_solution)
+    string(APPEND entry ", \"solution_experiment\": \"$<TARGET_FILE:${prefix}_experiment_solution>\"")
+  endif()
+  string(APPEND entry "}")
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_LAB_ENTRIES "${entry}")
+endfunction()
+
+# Writes <build>/workbook-labs.json: every lab with the paths of its test
+# binaries, read by the grader and by ./workbook.
+function(workbook_write_lab_manifest)
+  get_property(entries GLOBAL PROPERTY WORKBOOK_LAB_ENTRIES)
+  list(JOIN entries ",\n    " body)
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/workbook-labs.json CONTENT
+"{
+  \"source_dir\": \"${WORKBOOK_ROOT}\",
+  \"rubric\": \"${WORKBOOK_ROOT}/grader/rubric.json\",
+  \"labs\": [
+    ${body}
+  ]
+}
+")
+endfunction()

@@ -1,0 +1,82 @@
+/// @file testing.hpp
+/// @brief GoogleTest support shared by every lab's tests: GPU tests that skip
+/// with a reason when there is no device, readable comparison failures, and
+/// speed measurements checked against the rubric's target.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "workbook/compare.hpp"
+#include "workbook/generators.hpp"
+
+namespace workbook::testing {
+
+/// @brief Base fixture of every test that needs a GPU. Without a device the
+/// test is SKIPPED with the reason (never passed). After the test it checks
+/// that no kernel faulted; a fault fails the test that caused it.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+};
+
+/// @brief Describes a generated test case for failure messages.
+/// @param[in] n Number of elements.
+/// @param[in] pattern The input pattern.
+/// @return e.g. "n=33, pattern=uniform, seed=20261121".
+std::string describe_case(std::size_t n, Pattern pattern);
+
+/// @brief Turns a comparison report into a GoogleTest assertion result:
+/// `EXPECT_TRUE(matches(compare_exact(want, got), describe_case(n, p)));`
+/// @param[in] report The comparison.
+/// @param[in] context What was being tested (size, pattern, seed, ...).
+/// @return Success, or a failure naming the context and the first mismatches.
+::testing::AssertionResult matches(const ComparisonReport& report, const std::string& context);
+
+/// @brief A measured speed and the yardstick it is compared with, both as
+/// rates where higher is better (GB/s, keys/s, ...).
+struct SpeedMeasurement {
+  double value = 0;            ///< The student's rate.
+  double yardstick_value = 0;  ///< The yardstick's rate, measured in the same run.
+  std::string unit;            ///< e.g. "GB/s".
+  std::string yardstick;       ///< e.g. "device-to-device copy".
+};
+
+/// @brief The speed target of the running test, from the rubric.
+struct SpeedTarget {
+  double target = 0;  ///< Full points at or above this ratio to the yardstick.
+  double floor = 0;   ///< Zero points at or below this ratio.
+};
+
+/// @brief Looks up the running test of lab @p lab_id in the rubric
+/// ($WORKBOOK_RUBRIC, or the project's grader/rubric.json).
+/// @param[in] lab_id The lab's folder name, e.g. "02-abc".
+/// @return The target and floor of the running test.
+/// @throws std::runtime_error when the rubric has no speed entry for this test.
+SpeedTarget speed_target_for(const std::string& lab_id);
+
+/// @brief Records @p speed for the grader and expects its ratio to the
+/// yardstick to reach the rubric's target for lab @p lab_id; the failure
+/// message says the measured rate, the yardstick, the ratio and the target.
+/// @param[in] lab_id The lab's folder name.
+/// @param[in] speed The measurement.
+void expect_speed_for(const std::string& lab_id, const SpeedMeasurement& speed);
+
+#if defined(WORKBOOK_LAB_ID)
+/// @brief expect_speed_for() for the lab being built (WORKBOOK_LAB_ID, set by CMake).
+/// @param[in] speed The measurement.
+inline void expect_speed(const SpeedMeasurement& speed) {
+  expect_speed_for(WORKBOOK_LAB_ID, speed);
+}
+#endif
+
+/// @brief Records a named number for the grader's report (a test property too).
+/// @param[in] name The metric's name.
+/// @param[in] value Its value.
+void record_metric(const std::string& name, double value);
+
+}  // namespace workbook::testing

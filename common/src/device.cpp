@@ -1,0 +1,64 @@
+#include "workbook/device.hpp"
+
+#include <algorithm>
+
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/timing.hpp"
+
+namespace workbook {
+
+bool cuda_device_available(std::string* reason) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaSuccess && count > 0) return true;
+  if (reason != nullptr) {
+    *reason = status != cudaSuccess ? std::string("cudaGetDeviceCount failed with ") +
+                                          cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")"
+                                    : std::string("cudaGetDeviceCount found 0 devices");
+  }
+  cudaGetLastError();  // Do not leave the error behind for the next check.
+  return false;
+}
+
+DeviceInfo current_device_info() {
+  DeviceInfo info;
+  CUDA_CHECK(cudaGetDevice(&info.id));
+  cudaDeviceProp props{};
+  CUDA_CHECK(cudaGetDeviceProperties(&props, info.id));
+  info.name = props.name;
+  info.compute_major = props.major;
+  info.compute_minor = props.minor;
+  info.sm_count = props.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(props.l2CacheSize);
+  info.global_bytes = props.totalGlobalMem;
+  info.max_threads_per_block = props.maxThreadsPerBlock;
+  info.shared_per_block = props.sharedMemPerBlock;
+  return info;
+}
+
+double copy_bandwidth_gbps() {
+  static const double measured = [] {
+    // 512 MiB each way: ten times the largest L2 of current GPUs, and small
+    // enough to fit next to a lab's own buffers.
+    std::size_t bytes = std::size_t(512) << 20;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    bytes = std::min(bytes, free_bytes / 4);
+    DeviceBuffer<unsigned char> source(bytes);
+    DeviceBuffer<unsigned char> destination(bytes);
+    source.fill_bytes(1);
+    TimingOptions options;
+    options.max_relative_spread = 0.01;
+    const TimingResult timing = time_gpu(
+        [&](cudaStream_t stream) {
+          CUDA_CHECK(
+              cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+        },
+        options);
+    return gigabytes_per_second(2.0 * static_cast<double>(bytes), timing.median_ms);
+  }();
+  return measured;
+}
+
+}  // namespace workbook

@@ -1,0 +1,82 @@
+// SOLUTION-ONLY: Lab 01 reference solution. labs/01-hello-world/hello.cu is generated from
+// SOLUTION-ONLY: this file by tools/make_skeletons.py: edit here, then regenerate.
+// STUDENT-ONLY: Lab 01: hello world. This is your file: fill in each TODO, then run
+// STUDENT-ONLY:   ./workbook grade hello
+// STUDENT-ONLY: The handout is labs/01-hello-world/README.md.
+#include <cstdio>
+#include <stdexcept>
+
+#include "hello.cuh"
+#include "workbook/cuda_check.hpp"
+
+namespace hello {
+
+__host__ __device__ int blocks_for(int n, int threads_per_block) {
+  // HOLE: Return n / threads_per_block rounded up, using integer arithmetic only.
+  // STUB: return 0;
+  return (n + threads_per_block - 1) / threads_per_block;
+  // END HOLE
+}
+
+__global__ void record_thread_ids(ThreadRecord* records, int n) {
+  // HOLE: Compute this thread's global index from blockIdx.x, blockDim.x and
+  // HOLE: threadIdx.x. The last block may have threads past n: they must not write.
+  const int global = blockIdx.x * blockDim.x + threadIdx.x;
+  if (global < n) {
+    records[global] = ThreadRecord{static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), global};
+  }
+  // END HOLE
+}
+
+void launch_record_thread_ids(ThreadRecord* records, int n, int threads_per_block) {
+  if (threads_per_block < 1)
+    throw std::invalid_argument("launch_record_thread_ids: threads_per_block must be at least 1");
+  if (n == 0) return;  // A grid of zero blocks is an invalid configuration.
+  // HOLE: Launch record_thread_ids with enough blocks of threads_per_block threads,
+  // HOLE: then check the launch with CUDA_CHECK_LAUNCH("record_thread_ids").
+  const int blocks = blocks_for(n, threads_per_block);
+  record_thread_ids<<<blocks, threads_per_block>>>(records, n);
+  CUDA_CHECK_LAUNCH("record_thread_ids");
+  // END HOLE
+}
+
+__global__ void record_thread_ids_2d(ThreadRecord2D* records, int width, int height) {
+  // HOLE: Compute (x, y) from the block and thread indices in both dimensions;
+  // HOLE: threads outside the image write nothing. Rows are width records apart.
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) {
+    records[y * width + x] = ThreadRecord2D{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                                            static_cast<int>(threadIdx.x), static_cast<int>(threadIdx.y)};
+  }
+  // END HOLE
+}
+
+void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height, dim3 block) {
+  if (block.x == 0 || block.y == 0 || block.z == 0) {
+    throw std::invalid_argument("launch_record_thread_ids_2d: no side of the block may be 0");
+  }
+  if (width == 0 || height == 0) return;
+  // HOLE: Build a dim3 grid that covers width x height with blocks of shape `block`,
+  // HOLE: launch record_thread_ids_2d and check the launch.
+  const dim3 grid(blocks_for(width, static_cast<int>(block.x)),
+                  blocks_for(height, static_cast<int>(block.y)));
+  record_thread_ids_2d<<<grid, block>>>(records, width, height);
+  CUDA_CHECK_LAUNCH("record_thread_ids_2d");
+  // END HOLE
+}
+
+__global__ void say_hello() {
+  // HOLE: Print "Hello from block B, thread T\n" with printf.
+  printf("Hello from block %d, thread %d\n", static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
+  // END HOLE
+}
+
+void launch_hello(int blocks, int threads_per_block) {
+  say_hello<<<blocks, threads_per_block>>>();
+  CUDA_CHECK_LAUNCH("say_hello");
+  // Device printf output is flushed to stdout when the host synchronizes.
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace hello

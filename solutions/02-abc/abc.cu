@@ -1,0 +1,92 @@
+// SOLUTION-ONLY: Lab 02 reference solution. labs/02-abc/abc.cu is generated from this
+// SOLUTION-ONLY: file by tools/make_skeletons.py: edit here, then regenerate.
+// STUDENT-ONLY: Lab 02: a*b+c. This is your file: fill in each TODO, then run
+// STUDENT-ONLY:   ./workbook grade abc
+// STUDENT-ONLY: The handout is labs/02-abc/README.md.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "abc.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+
+namespace abc {
+
+__global__ void abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
+  // HOLE: Compute the global index i (as std::size_t, so that large n cannot
+  // HOLE: overflow an int) and, if i < n, write d[i] = a[i] * b[i] + c[i].
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) d[i] = a[i] * b[i] + c[i];
+  // END HOLE
+}
+
+__global__ void abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
+  // HOLE: Start at the global index and step by the number of threads in the
+  // HOLE: whole grid (gridDim.x * blockDim.x) until you pass n. Neighbouring
+  // HOLE: threads then touch neighbouring elements in every step: coalesced.
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    d[i] = a[i] * b[i] + c[i];
+  }
+  // END HOLE
+}
+
+namespace {
+// The number of SMs of the current GPU, read once.
+[[maybe_unused]] int sm_count() {
+  static const int count = [] {
+    int device = 0;
+    int value = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device));
+    return value;
+  }();
+  return count;
+}
+}  // namespace
+
+void launch_abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
+  if (n == 0) return;
+  // HOLE: Launch abc_one_per_element with kThreadsPerBlock threads per block and
+  // HOLE: enough blocks for n elements (round up), then CUDA_CHECK_LAUNCH.
+  const std::size_t blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  abc_one_per_element<<<static_cast<unsigned>(blocks), kThreadsPerBlock>>>(a, b, c, d, n);
+  CUDA_CHECK_LAUNCH("abc_one_per_element");
+  // END HOLE
+}
+
+void launch_abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
+  if (n == 0) return;
+  // HOLE: Launch abc_grid_stride with kThreadsPerBlock threads per block and
+  // HOLE: kGridStrideBlocksPerSm blocks per SM, but never more blocks than n
+  // HOLE: needs; then CUDA_CHECK_LAUNCH. The SM count comes from sm_count().
+  const std::size_t blocks_needed = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  const std::size_t blocks =
+      std::min<std::size_t>(blocks_needed, static_cast<std::size_t>(sm_count()) * kGridStrideBlocksPerSm);
+  abc_grid_stride<<<static_cast<unsigned>(blocks), kThreadsPerBlock>>>(a, b, c, d, n);
+  CUDA_CHECK_LAUNCH("abc_grid_stride");
+  // END HOLE
+}
+
+std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<float>& b,
+                              const std::vector<float>& c) {
+  if (a.size() != b.size() || a.size() != c.size()) {
+    throw std::invalid_argument("abc_on_gpu: a, b and c must have the same size; got " +
+                                std::to_string(a.size()) + ", " + std::to_string(b.size()) + " and " +
+                                std::to_string(c.size()));
+  }
+  // HOLE: Copy a, b and c to the device (workbook::to_device), allocate a
+  // HOLE: DeviceBuffer<float> for d, run launch_abc_grid_stride and return d
+  // HOLE: copied back to the host. The buffers free themselves at the end of scope.
+  // STUB: return {};
+  const workbook::DeviceBuffer<float> device_a = workbook::to_device(a);
+  const workbook::DeviceBuffer<float> device_b = workbook::to_device(b);
+  const workbook::DeviceBuffer<float> device_c = workbook::to_device(c);
+  workbook::DeviceBuffer<float> device_d(a.size());
+  launch_abc_grid_stride(device_a.data(), device_b.data(), device_c.data(), device_d.data(), a.size());
+  return device_d.to_host();  // cudaMemcpy waits for the kernel to finish.
+  // END HOLE
+}
+
+}  // namespace abc
