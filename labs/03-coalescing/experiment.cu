@@ -1,0 +1,286 @@
+// Lab 03 experiment: how fast are the same bytes moved with different access patterns?
+//   ./workbook bench coalescing
+// Prints four tables: strided copy, offset copy, row vs column sums, and
+// transposes against a plain copy. Every rate counts the useful bytes only
+// (each element read once and written once) and is compared with the device's
+// copy bandwidth, the speed of light of a memory-bound kernel. Each result is
+// checked, so a fast wrong kernel is flagged.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "coalescing.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/timing.hpp"
+
+namespace {
+
+using workbook::DeviceBuffer;
+
+// Every value below 2^24 is a float exactly, so in[i] = i mod 2^24 tells where a
+// copied value came from.
+constexpr std::size_t kValueMask = (std::size_t{1} << 24) - 1;
+
+float value_at(std::size_t i) {
+  return static_cast<float>(i & kValueMask);
+}
+
+__global__ void fill_with_indices(float* data, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = static_cast<float>(i & kValueMask);
+}
+
+void fill_indices(DeviceBuffer<float>& buffer) {
+  const unsigned blocks = static_cast<unsigned>(coalescing::ceil_div(buffer.size(), 256));
+  fill_with_indices<<<blocks, 256>>>(buffer.data(), buffer.size());
+  CUDA_CHECK_LAUNCH("fill_with_indices");
+}
+
+// row * cols + col, for this file's kernel and checks (the lab's row_major_index is a device
+// function of another file, which kernels here cannot call, and the checks stay independent of it).
+__host__ __device__ std::size_t index_of(int row, int col, int cols) {
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col);
+}
+
+// The tiled transpose WITHOUT the padding column, for comparison only: reading a
+// tile column makes all 32 threads of a warp hit the same shared-memory bank.
+__global__ void transpose_tiled_unpadded(float* out, const float* in, int rows, int cols) {
+  __shared__ float tile[coalescing::kTileDim][coalescing::kTileDim];
+  const int tile_row = static_cast<int>(blockIdx.y) * coalescing::kTileDim;
+  const int tile_col = static_cast<int>(blockIdx.x) * coalescing::kTileDim;
+  const int x = static_cast<int>(threadIdx.x);
+  const int y = static_cast<int>(threadIdx.y);
+  for (int k = 0; k < coalescing::kTileDim; k += coalescing::kBlockRows) {
+    if (tile_row + y + k < rows && tile_col + x < cols) {
+      tile[y + k][x] = in[index_of(tile_row + y + k, tile_col + x, cols)];
+    }
+  }
+  __syncthreads();
+  for (int k = 0; k < coalescing::kTileDim; k += coalescing::kBlockRows) {
+    if (tile_col + y + k < cols && tile_row + x < rows) {
+      out[index_of(tile_col + y + k, tile_row + x, rows)] = tile[x][y + k];
+    }
+  }
+}
+
+void launch_transpose_tiled_unpadded(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
+  const dim3 block(coalescing::kTileDim, coalescing::kBlockRows);
+  const dim3 grid(static_cast<unsigned>(coalescing::ceil_div(cols, coalescing::kTileDim)),
+                  static_cast<unsigned>(coalescing::ceil_div(rows, coalescing::kTileDim)));
+  transpose_tiled_unpadded<<<grid, block, 0, stream>>>(out, in, rows, cols);
+  CUDA_CHECK_LAUNCH("transpose_tiled_unpadded");
+}
+
+struct Measured {
+  double ms;
+  double gbps;
+};
+
+// Times work (cold L2, median of samples) and converts useful bytes to GB/s.
+Measured measure(const std::function<void(cudaStream_t)>& work, double useful_bytes) {
+  const workbook::TimingResult timing = workbook::time_gpu(work);
+  return {timing.median_ms, workbook::gigabytes_per_second(useful_bytes, timing.median_ms)};
+}
+
+const char* verdict(bool ok) {
+  return ok ? "ok" : "WRONG RESULT";
+}
+
+void print_row(const std::string& label, const Measured& m, double copy_gbps, bool ok) {
+  std::printf("  %-34s %9.3f %10.1f %10.1f%%   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / copy_gbps,
+              verdict(ok));
+}
+
+void print_header(const char* first_column) {
+  std::printf("  %-34s %9s %10s %11s   %s\n", first_column, "ms", "GB/s", "% of copy", "check");
+}
+
+}  // namespace
+
+int main() {
+  try {
+    std::string reason;
+    if (!workbook::cuda_device_available(&reason)) {
+      std::fprintf(stderr,
+                   "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
+                   reason.c_str());
+      return 2;
+    }
+    const workbook::DeviceInfo gpu = workbook::current_device_info();
+    std::printf("GPU: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, %.1f GB of memory\n",
+                gpu.name.c_str(), gpu.compute_major, gpu.compute_minor, gpu.sm_count, gpu.l2_bytes / 1.0e6,
+                gpu.global_bytes / 1.0e9);
+    const double copy_gbps = workbook::copy_bandwidth_gbps();
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s, the speed of light\n",
+                copy_gbps);
+    std::printf("All rates count useful bytes only: each element read once and written once.\n\n");
+
+    // --- 1. Strided copy -------------------------------------------------------------------
+    // n output elements; the input is n * 32 floats so that every stride reads from one buffer.
+    // On a GPU with little memory n is halved until the buffers fit.
+    std::size_t n = std::size_t{1} << 26;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    while (n > (std::size_t{1} << 20) && 34 * n * sizeof(float) > free_bytes / 4 * 3) n /= 2;
+    {
+      DeviceBuffer<float> in(n * 32);
+      DeviceBuffer<float> out(n);
+      fill_indices(in);
+      std::printf(
+          "1. Strided copy, out[i] = in[i * stride], n = %zu floats (%.0f MB read + %.0f MB written)\n", n,
+          n * 4 / 1.0e6, n * 4 / 1.0e6);
+      print_header("stride");
+      for (const int stride : {1, 2, 4, 8, 16, 32}) {
+        out.fill_bytes(0xFF);
+        const Measured m = measure(
+            [&](cudaStream_t stream) {
+              coalescing::launch_strided_copy(out.data(), in.data(), n, stride, stream);
+            },
+            2.0 * n * sizeof(float));
+        const std::vector<float> got = out.to_host();
+        bool ok = true;
+        for (std::size_t i = 0; i < n && ok; ++i) ok = got[i] == value_at(i * stride);
+        print_row(std::to_string(stride), m, copy_gbps, ok);
+      }
+      std::printf("\n");
+    }
+
+    // --- 2. Offset copy --------------------------------------------------------------------
+    {
+      const std::size_t count = std::size_t{1} << 26;
+      DeviceBuffer<float> in(count + 32);
+      DeviceBuffer<float> out(count);
+      fill_indices(in);
+      std::printf(
+          "2. Offset copy, out[i] = in[i + offset], n = %zu floats (%.0f MB read + %.0f MB written)\n", count,
+          count * 4 / 1.0e6, count * 4 / 1.0e6);
+      print_header("offset");
+      for (const int offset : {0, 1, 2, 4, 8, 16, 32}) {
+        out.fill_bytes(0xFF);
+        const Measured m = measure(
+            [&](cudaStream_t stream) {
+              coalescing::launch_offset_copy(out.data(), in.data(), count, offset, stream);
+            },
+            2.0 * count * sizeof(float));
+        const std::vector<float> got = out.to_host();
+        bool ok = true;
+        for (std::size_t i = 0; i < count && ok; ++i) ok = got[i] == value_at(i + offset);
+        print_row(std::to_string(offset), m, copy_gbps, ok);
+      }
+      std::printf("\n");
+    }
+
+    // --- 3 and 4. One 8192 x 8192 matrix for the sums and the transposes --------------------
+    const int rows = 8192;
+    const int cols = 8192;
+    const std::size_t elements = static_cast<std::size_t>(rows) * cols;
+    DeviceBuffer<float> matrix(elements);
+    DeviceBuffer<float> out(elements);
+    fill_indices(matrix);  // value of (r, c) = (r * cols + c) mod 2^24
+    const double matrix_bytes = static_cast<double>(elements * sizeof(float));
+
+    {
+      // A value_at matrix has sums far beyond float precision, so the check
+      // compares with a double sum within a relative tolerance.
+      std::printf("3. Sums of a %d x %d float matrix (%.0f MB), one thread per row or per column\n", rows,
+                  cols, matrix_bytes / 1.0e6);
+      print_header("kernel");
+      DeviceBuffer<float> sums(rows > cols ? rows : cols);
+      const auto check_sums = [&](bool by_row) {
+        const std::vector<float> got = sums.to_host();
+        const int count = by_row ? rows : cols;
+        for (int k = 0; k < count; k += 97) {
+          double want = 0.0;
+          for (int j = 0; j < (by_row ? cols : rows); ++j) {
+            want += value_at(by_row ? index_of(k, j, cols) : index_of(j, k, cols));
+          }
+          if (!(std::abs(got[k] - want) <= 1e-3 * want + 1.0)) return false;
+        }
+        return true;
+      };
+      sums.fill_bytes(0xFF);
+      const Measured by_row = measure(
+          [&](cudaStream_t stream) {
+            coalescing::launch_row_sums(sums.data(), matrix.data(), rows, cols, stream);
+          },
+          matrix_bytes + rows * sizeof(float));
+      print_row("row sums (uncoalesced reads)", by_row, copy_gbps, check_sums(true));
+      sums.fill_bytes(0xFF);
+      const Measured by_column = measure(
+          [&](cudaStream_t stream) {
+            coalescing::launch_column_sums(sums.data(), matrix.data(), rows, cols, stream);
+          },
+          matrix_bytes + cols * sizeof(float));
+      print_row("column sums (coalesced reads)", by_column, copy_gbps, check_sums(false));
+      std::printf("  column sums are %.1fx as fast as row sums\n\n", by_row.ms / by_column.ms);
+    }
+
+    {
+      std::printf("4. Transpose of a %d x %d float matrix (%.0f MB read + %.0f MB written)\n", rows, cols,
+                  matrix_bytes / 1.0e6, matrix_bytes / 1.0e6);
+      print_header("kernel");
+      const auto check_transpose = [&]() {
+        const std::vector<float> got = out.to_host();
+        for (int r = 0; r < rows; ++r) {
+          for (int c = 0; c < cols; ++c) {
+            if (got[index_of(c, r, rows)] != value_at(index_of(r, c, cols))) return false;
+          }
+        }
+        return true;
+      };
+      const auto check_copy = [&]() {
+        const std::vector<float> got = out.to_host();
+        for (std::size_t i = 0; i < elements; ++i) {
+          if (got[i] != value_at(i)) return false;
+        }
+        return true;
+      };
+      out.fill_bytes(0xFF);
+      const Measured memcpy_rate = measure(
+          [&](cudaStream_t stream) {
+            CUDA_CHECK(cudaMemcpyAsync(out.data(), matrix.data(), elements * sizeof(float),
+                                       cudaMemcpyDeviceToDevice, stream));
+          },
+          2.0 * matrix_bytes);
+      print_row("cudaMemcpy device to device", memcpy_rate, copy_gbps, check_copy());
+      out.fill_bytes(0xFF);
+      const Measured copy_rate = measure(
+          [&](cudaStream_t stream) {
+            coalescing::launch_strided_copy(out.data(), matrix.data(), elements, 1, stream);
+          },
+          2.0 * matrix_bytes);
+      print_row("copy kernel (stride 1)", copy_rate, copy_gbps, check_copy());
+      out.fill_bytes(0xFF);
+      const Measured naive = measure(
+          [&](cudaStream_t stream) {
+            coalescing::launch_transpose_naive(out.data(), matrix.data(), rows, cols, stream);
+          },
+          2.0 * matrix_bytes);
+      print_row("naive transpose", naive, copy_gbps, check_transpose());
+      out.fill_bytes(0xFF);
+      const Measured tiled = measure(
+          [&](cudaStream_t stream) {
+            coalescing::launch_transpose_tiled(out.data(), matrix.data(), rows, cols, stream);
+          },
+          2.0 * matrix_bytes);
+      print_row("tiled transpose (padded tile)", tiled, copy_gbps, check_transpose());
+      out.fill_bytes(0xFF);
+      const Measured unpadded = measure(
+          [&](cudaStream_t stream) {
+            launch_transpose_tiled_unpadded(out.data(), matrix.data(), rows, cols, stream);
+          },
+          2.0 * matrix_bytes);
+      print_row("tiled, no padding (for comparison)", unpadded, copy_gbps, check_transpose());
+      std::printf("  the tiled transpose is %.1fx as fast as the naive one\n", naive.ms / tiled.ms);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

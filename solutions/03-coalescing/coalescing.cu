@@ -1,0 +1,186 @@
+// SOLUTION-ONLY: Lab 03 reference solution. labs/03-coalescing/coalescing.cu is generated from
+// SOLUTION-ONLY: this file by tools/make_skeletons.py: edit here, then regenerate.
+// STUDENT-ONLY: Lab 03: coalescing. This is your file: fill in each TODO, then run
+// STUDENT-ONLY:   ./workbook grade coalescing
+// STUDENT-ONLY: The handout is labs/03-coalescing/README.md.
+#include <stdexcept>
+
+#include "coalescing.cuh"
+#include "workbook/cuda_check.hpp"
+
+namespace coalescing {
+
+__host__ __device__ std::size_t row_major_index(int row, int col, int cols) {
+  // HOLE: Return row * cols + col. Convert to std::size_t BEFORE multiplying:
+  // HOLE: an 8192 x 8192 matrix is fine in int, but 70000 x 70000 is not.
+  // STUB: return 0;
+  return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col);
+  // END HOLE
+}
+
+__host__ __device__ int shared_bank(int row, int col, int pitch) {
+  // HOLE: The element's word index in the shared array is row * pitch + col;
+  // HOLE: its bank is that index modulo kSharedBanks.
+  // STUB: return 0;
+  return (row * pitch + col) % kSharedBanks;
+  // END HOLE
+}
+
+__global__ void strided_copy(float* out, const float* in, std::size_t n, int stride) {
+  // HOLE: One thread per output element: compute the global index i as a std::size_t
+  // HOLE: (n can exceed 2^31 / stride), and if i < n copy in[i * stride] to out[i].
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Neighbouring threads read addresses stride * 4 bytes apart: at stride 8 and
+  // more, every thread of a warp needs a 32-byte sector of its own.
+  if (i < n) out[i] = in[i * static_cast<std::size_t>(stride)];
+  // END HOLE
+}
+
+void launch_strided_copy(float* out, const float* in, std::size_t n, int stride, cudaStream_t stream) {
+  if (stride < 1) throw std::invalid_argument("launch_strided_copy: stride must be at least 1");
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, kCopyThreadsPerBlock));
+  strided_copy<<<blocks, kCopyThreadsPerBlock, 0, stream>>>(out, in, n, stride);
+  CUDA_CHECK_LAUNCH("strided_copy");
+}
+
+__global__ void offset_copy(float* out, const float* in, std::size_t n, int offset) {
+  // HOLE: One thread per output element: if its index i < n, copy in[i + offset] to out[i].
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // A warp still reads 128 contiguous bytes, but unless offset is a multiple of
+  // 8 floats they straddle five 32-byte sectors instead of four.
+  if (i < n) out[i] = in[i + static_cast<std::size_t>(offset)];
+  // END HOLE
+}
+
+void launch_offset_copy(float* out, const float* in, std::size_t n, int offset, cudaStream_t stream) {
+  if (offset < 0) throw std::invalid_argument("launch_offset_copy: offset must be 0 or more");
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, kCopyThreadsPerBlock));
+  offset_copy<<<blocks, kCopyThreadsPerBlock, 0, stream>>>(out, in, n, offset);
+  CUDA_CHECK_LAUNCH("offset_copy");
+}
+
+__global__ void row_sums(float* sums, const float* matrix, int rows, int cols) {
+  // HOLE: Thread r (its global index) adds up row r, columns 0 to cols - 1, in a
+  // HOLE: float, and writes the total to sums[r]. Threads with r >= rows do nothing.
+  // HOLE: Use row_major_index for the element's index.
+  const int row = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (row >= rows) return;
+  float sum = 0.0f;
+  // At each step the 32 threads of a warp read 32 different rows: 32 sectors
+  // for 32 useful floats, and the other 7 floats of each sector must wait in
+  // the cache until this thread's next steps come for them.
+  for (int col = 0; col < cols; ++col) sum += matrix[row_major_index(row, col, cols)];
+  sums[row] = sum;
+  // END HOLE
+}
+
+void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
+  if (rows == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(rows, kSumThreadsPerBlock));
+  row_sums<<<blocks, kSumThreadsPerBlock, 0, stream>>>(sums, matrix, rows, cols);
+  CUDA_CHECK_LAUNCH("row_sums");
+}
+
+__global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
+  // HOLE: Thread c (its global index) adds up column c, rows 0 to rows - 1, in a
+  // HOLE: float, and writes the total to sums[c]. Threads with c >= cols do nothing.
+  const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (col >= cols) return;
+  float sum = 0.0f;
+  // At each step the threads of a warp read neighbouring floats of one row:
+  // 128 contiguous bytes, four full sectors, every byte of them used.
+  for (int row = 0; row < rows; ++row) sum += matrix[row_major_index(row, col, cols)];
+  sums[col] = sum;
+  // END HOLE
+}
+
+void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
+  if (cols == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(cols, kSumThreadsPerBlock));
+  column_sums<<<blocks, kSumThreadsPerBlock, 0, stream>>>(sums, matrix, rows, cols);
+  CUDA_CHECK_LAUNCH("column_sums");
+}
+
+__global__ void transpose_naive(float* out, const float* in, int rows, int cols) {
+  // HOLE: This block's tile starts at row blockIdx.y * kTileDim, column blockIdx.x * kTileDim
+  // HOLE: of `in`. The thread's column is tile column + threadIdx.x; it handles the rows
+  // HOLE: tile row + threadIdx.y + k for k = 0, kBlockRows, 2 * kBlockRows, ... < kTileDim.
+  // HOLE: For each (row, col) inside the matrix: out[col * rows + row] = in[row * cols + col].
+  const int col = static_cast<int>(blockIdx.x) * kTileDim + static_cast<int>(threadIdx.x);
+  const int tile_row = static_cast<int>(blockIdx.y) * kTileDim;
+  if (col >= cols) return;
+  for (int k = 0; k < kTileDim; k += kBlockRows) {
+    const int row = tile_row + static_cast<int>(threadIdx.y) + k;
+    // The read is coalesced (a warp reads 32 neighbours in one row); the write
+    // is not: neighbouring threads write to output rows that are `rows` floats apart.
+    if (row < rows) out[row_major_index(col, row, rows)] = in[row_major_index(row, col, cols)];
+  }
+  // END HOLE
+}
+
+void launch_transpose_naive(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const dim3 block(kTileDim, kBlockRows);
+  const dim3 grid(static_cast<unsigned>(ceil_div(cols, kTileDim)),
+                  static_cast<unsigned>(ceil_div(rows, kTileDim)));
+  transpose_naive<<<grid, block, 0, stream>>>(out, in, rows, cols);
+  CUDA_CHECK_LAUNCH("transpose_naive");
+}
+
+__global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
+  // HOLE: 1. Declare a __shared__ float tile of kTileDim rows of kTilePitch floats
+  // HOLE:    (the extra column keeps a tile column in 32 different banks).
+  // HOLE: 2. Read this block's kTileDim x kTileDim tile of `in` row by row: thread (x, y)
+  // HOLE:    copies in(tile row + y + k, tile col + x) to tile[y + k][x], k = 0, 8, 16, 24,
+  // HOLE:    skipping elements outside the matrix.
+  // HOLE: 3. __syncthreads(): every element must be in the tile before anyone reads it.
+  // HOLE: 4. Write the tile transposed: the output tile starts at row (tile col), column
+  // HOLE:    (tile row) of `out`, which has `rows` columns; thread (x, y) writes
+  // HOLE:    out(tile col + y + k, tile row + x) = tile[x][y + k], again skipping the outside.
+  // Padding: tile[x][j] for x = 0..31 is the word x * kTilePitch + j. With a pitch of 32
+  // these 32 words would all sit in bank j and the warp's reads would be served one at a
+  // time; with a pitch of 33 they sit in banks (x + j) % 32, all different.
+  __shared__ float tile[kTileDim][kTilePitch];
+
+  const int tile_row = static_cast<int>(blockIdx.y) * kTileDim;  // first row of `in` in this tile
+  const int tile_col = static_cast<int>(blockIdx.x) * kTileDim;  // first column of `in` in this tile
+  const int x = static_cast<int>(threadIdx.x);
+  const int y = static_cast<int>(threadIdx.y);
+
+  // 32 x 8 threads, 4 elements each: 256 threads are enough warps to hide memory
+  // latency while many blocks fit on an SM, each thread has 4 independent loads in
+  // flight, and the index arithmetic and the barrier are paid once per 4 elements.
+  // Phase 1: a warp (fixed y) reads 32 neighbours of one row of `in`: coalesced.
+  for (int k = 0; k < kTileDim; k += kBlockRows) {
+    const int row = tile_row + y + k;
+    const int col = tile_col + x;
+    if (row < rows && col < cols) tile[y + k][x] = in[row_major_index(row, col, cols)];
+  }
+  // Threads now read elements that other warps wrote.
+  __syncthreads();
+  // Phase 2: a warp writes 32 neighbours of one row of `out`: coalesced again.
+  // The transposition happens in shared memory, where reading a column is cheap.
+  for (int k = 0; k < kTileDim; k += kBlockRows) {
+    const int out_row = tile_col + y + k;  // a column of `in`
+    const int out_col = tile_row + x;      // a row of `in`
+    if (out_row < cols && out_col < rows) out[row_major_index(out_row, out_col, rows)] = tile[x][y + k];
+  }
+  // END HOLE
+}
+
+void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  // HOLE: Launch transpose_tiled on `stream` with blocks of kTileDim x kBlockRows threads and
+  // HOLE: one block per kTileDim x kTileDim tile (x over columns, y over rows; round up),
+  // HOLE: then check the launch with CUDA_CHECK_LAUNCH("transpose_tiled").
+  const dim3 block(kTileDim, kBlockRows);
+  const dim3 grid(static_cast<unsigned>(ceil_div(cols, kTileDim)),
+                  static_cast<unsigned>(ceil_div(rows, kTileDim)));
+  transpose_tiled<<<grid, block, 0, stream>>>(out, in, rows, cols);
+  CUDA_CHECK_LAUNCH("transpose_tiled");
+  // END HOLE
+}
+
+}  // namespace coalescing
