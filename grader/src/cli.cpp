@@ -1,0 +1,120 @@
+#include "cli.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "error.hpp"
+
+namespace workbook::grader {
+namespace {
+
+const char* const kTryHelp = " (see workbook-grader --help)";
+
+std::uint64_t parse_seed(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw GraderError("--seed needs a non-negative integer, got '" + text + "'");
+  }
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw GraderError("--seed is too large: '" + text + "'");
+  return static_cast<std::uint64_t>(value);
+}
+
+double parse_scale(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == nullptr || *end != '\0' || !std::isfinite(value) || value <= 0) {
+    throw GraderError("--timeout-scale needs a positive number, got '" + text + "'");
+  }
+  return value;
+}
+
+ColorMode parse_color(const std::string& text) {
+  if (text == "auto") return ColorMode::automatic;
+  if (text == "always") return ColorMode::always;
+  if (text == "never") return ColorMode::never;
+  throw GraderError("--color must be auto, always or never, got '" + text + "'");
+}
+
+}  // namespace
+
+Options parse_command_line(const std::vector<std::string>& args) {
+  Options options;
+  bool only_positional = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_positional || arg.empty() || arg[0] != '-' || arg == "-") {
+      options.labs.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = arg;
+    std::optional<std::string> inline_value;
+    const std::size_t equals = arg.find('=');
+    if (equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      inline_value = arg.substr(equals + 1);
+    }
+    const auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= args.size()) throw GraderError(name + " needs a value" + kTryHelp);
+      return args[++i];
+    };
+    const auto no_value = [&] {
+      if (inline_value) throw GraderError(name + " takes no value" + kTryHelp);
+    };
+    if (name == "--help" || name == "-h") {
+      no_value();
+      options.help = true;
+    } else if (name == "--solutions") {
+      no_value();
+      options.solutions = true;
+    } else if (name == "--manifest") {
+      options.manifest = value();
+    } else if (name == "--rubric") {
+      options.rubric = value();
+    } else if (name == "--json") {
+      options.json_path = value();
+    } else if (name == "--junit") {
+      options.junit_path = value();
+    } else if (name == "--seed") {
+      options.seed = parse_seed(value());
+    } else if (name == "--timeout-scale") {
+      options.timeout_scale = parse_scale(value());
+    } else if (name == "--color" || name == "--colour") {
+      options.color = parse_color(value());
+    } else {
+      throw GraderError("unknown option '" + arg + "'" + kTryHelp);
+    }
+  }
+  return options;
+}
+
+std::string usage_text() {
+  return R"(usage: workbook-grader --manifest <build>/workbook-labs.json [options] [LAB...]
+
+Runs each lab's tests in an isolated child process and scores them with the
+rubric. Normally started by `./workbook grade`, which builds first.
+
+LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
+                      default: every lab in the manifest
+--manifest FILE       the build's lab manifest (default build/workbook-labs.json)
+--solutions           grade the reference solutions instead of the student code
+--rubric FILE         rubric to use (default: the one the manifest names)
+--json FILE           also write Gradescope results.json to FILE
+--junit FILE          also write JUnit XML to FILE
+--seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
+--timeout-scale X     multiply every lab's time limit by X (slow GPUs, sanitizers)
+--color WHEN          auto (default), always or never; NO_COLOR disables auto
+--help                this text
+
+exit codes: 0 graded (whatever the score), 1 bad input or missing build,
+            2 no CUDA-capable GPU
+)";
+}
+
+}  // namespace workbook::grader

@@ -1,0 +1,39 @@
+/// @file cli.hpp
+/// @brief The workbook-grader command line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace workbook::grader {
+
+/// @brief When to colour the terminal report.
+enum class ColorMode { automatic, always, never };
+
+/// @brief Parsed command-line options.
+struct Options {
+  std::string manifest = "build/workbook-labs.json";  ///< --manifest.
+  std::string rubric;                 ///< --rubric; empty: the manifest's.
+  std::string json_path;              ///< --json: Gradescope results.json.
+  std::string junit_path;             ///< --junit: JUnit XML.
+  bool solutions = false;             ///< --solutions: grade the reference solutions.
+  std::optional<std::uint64_t> seed;  ///< --seed.
+  double timeout_scale = 1.0;         ///< --timeout-scale.
+  ColorMode color = ColorMode::automatic;  ///< --color.
+  bool help = false;                  ///< --help.
+  std::vector<std::string> labs;      ///< Positional lab names; empty: all.
+};
+
+/// @brief Parses the command line. Options take "--name value" or "--name=value".
+/// @param[in] args The arguments without the program name.
+/// @return The options.
+/// @throws GraderError (one line) for an unknown option or a bad value.
+Options parse_command_line(const std::vector<std::string>& args);
+
+/// @brief The --help text.
+/// @return The usage, several lines.
+std::string usage_text();
+
+}  // namespace workbook::grader

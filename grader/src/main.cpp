@@ -1,0 +1,225 @@
+// workbook-grader: runs the labs' test programs in isolation and scores them.
+// See grader/README.md.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "error.hpp"
+#include "lab_runner.hpp"
+#include "manifest.hpp"
+#include "process.hpp"
+#include "report.hpp"
+#include "rubric.hpp"
+#include "scoring.hpp"
+#include "workbook/device.hpp"
+
+namespace workbook::grader {
+namespace {
+
+constexpr int kExitNoGpu = 2;
+const char* const kAssumeDeviceEnv = "WORKBOOK_GRADER_ASSUME_DEVICE";
+
+void on_terminate_signal(int signal) {
+  // A hung lab must not outlive the grader: it would keep the GPU busy.
+  kill_running_child();
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+bool use_color(ColorMode mode) {
+  if (mode == ColorMode::always) return true;
+  if (mode == ColorMode::never) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0') &&
+         !(term != nullptr && std::strcmp(term, "dumb") == 0);
+}
+
+std::string absolute(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path full = std::filesystem::absolute(path, error);
+  return error ? path : full.lexically_normal().string();
+}
+
+/// Describes the GPU, or exits with code 2 when there is none.
+std::string describe_gpu() {
+  const char* assume = std::getenv(kAssumeDeviceEnv);
+  if (assume != nullptr && std::strcmp(assume, "1") == 0) {
+    return std::string("none checked (") + kAssumeDeviceEnv + "=1, for testing the grader only)";
+  }
+  std::string reason;
+  if (!workbook::cuda_device_available(&reason)) {
+    throw GraderError("grading needs a CUDA-capable GPU and none was found (" + (reason.empty() ? "no device" : reason) +
+                          "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
+                      kExitNoGpu);
+  }
+  try {
+    const workbook::DeviceInfo info = workbook::current_device_info();
+    return info.name + ", compute capability " + std::to_string(info.compute_major) + "." +
+           std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs";
+  } catch (const std::exception& e) {
+    throw GraderError(std::string("grading needs a CUDA-capable GPU and the device could not be queried (") + e.what() +
+                          "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
+                      kExitNoGpu);
+  }
+}
+
+std::string make_work_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/workbook-grade-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw GraderError("cannot create a temporary directory " + pattern + ": " + std::strerror(errno));
+  }
+  return pattern;
+}
+
+/// Writes the progress line on stderr: redrawn in place on a terminal,
+/// one line per lab start and end otherwise.
+class Progress {
+ public:
+  Progress() : terminal_(::isatty(STDERR_FILENO) != 0) {}
+
+  void start(std::size_t index, std::size_t count, const std::string& lab) {
+    prefix_ = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + lab + ": ";
+    if (terminal_) {
+      draw(prefix_ + "listing tests");
+    } else {
+      std::fprintf(stderr, "%srunning\n", prefix_.c_str());
+    }
+  }
+
+  void update(std::size_t done, std::size_t total) {
+    if (terminal_) draw(prefix_ + std::to_string(done) + "/" + std::to_string(total) + " tests");
+  }
+
+  void finish(const LabRun& run, const LabScore& score) {
+    std::string text = prefix_;
+    if (!run.error.empty()) {
+      text += "could not be graded";
+    } else {
+      text += std::to_string(score.passed) + "/" + std::to_string(score.total) + " tests passed";
+    }
+    text += " in " + format_seconds(static_cast<double>(static_cast<long long>(run.seconds * 10)) / 10) + " s";
+    if (run.timed_out) text += " (timed out)";
+    if (terminal_) {
+      draw(text);
+      std::fputc('\n', stderr);
+      width_ = 0;
+    } else {
+      std::fprintf(stderr, "%s\n", text.c_str());
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  void draw(const std::string& text) {
+    std::string line = "\r" + text;
+    if (text.size() < width_) line += std::string(width_ - text.size(), ' ');
+    width_ = text.size();
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+  }
+
+  bool terminal_;
+  std::string prefix_;
+  std::size_t width_ = 0;
+};
+
+int grade(const std::vector<std::string>& args) {
+  const auto started = std::chrono::steady_clock::now();
+  const Options options = parse_command_line(args);
+  if (options.help) {
+    std::cout << usage_text();
+    return 0;
+  }
+
+  const Manifest manifest = load_manifest(options.manifest);
+  const std::string rubric_path = absolute(options.rubric.empty() ? manifest.rubric : options.rubric);
+  if (rubric_path.empty()) throw GraderError("no rubric: the manifest names none and --rubric was not given");
+  const Rubric rubric = load_rubric(rubric_path);
+  std::vector<std::string> all_ids;
+  for (const LabEntry& lab : manifest.labs) all_ids.push_back(lab.id);
+  check_rubric_covers(rubric, all_ids);
+  const std::vector<LabEntry> labs = select_labs(manifest, options.labs);
+
+  std::vector<std::string> binaries;
+  for (const LabEntry& lab : labs) {
+    const std::string& binary = options.solutions ? lab.solution_tests : lab.student_tests;
+    if (binary.empty()) {
+      throw GraderError("lab " + lab.id + " has no solution tests in the build, so --solutions cannot grade it " +
+                        "(configure with -DWORKBOOK_BUILD_SOLUTIONS=ON, or leave out --solutions)");
+    }
+    if (::access(binary.c_str(), X_OK) != 0) {
+      throw GraderError("the build is missing " + binary + " (lab " + lab.id +
+                        "); run ./workbook grade, which builds the workbook first");
+    }
+    binaries.push_back(binary);
+  }
+
+  GradeReport report;
+  report.gpu = describe_gpu();
+  report.seed = options.seed ? std::to_string(*options.seed) : "default";
+  report.solutions = options.solutions;
+
+  ::signal(SIGINT, on_terminate_signal);
+  ::signal(SIGTERM, on_terminate_signal);
+  ::signal(SIGHUP, on_terminate_signal);
+
+  report.log_dir = make_work_dir();
+  Progress progress;
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    const LabEntry& lab = labs[i];
+    const LabRubric& lab_rubric = rubric.labs.at(lab.id);
+    RunOptions run_options;
+    run_options.binary = binaries[i];
+    run_options.rubric_path = rubric_path;
+    run_options.seed = options.seed;
+    run_options.timeout_s = lab_rubric.timeout_s * options.timeout_scale;
+    run_options.work_dir = report.log_dir + "/" + lab.id;
+    std::filesystem::create_directories(run_options.work_dir);
+    run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+    progress.start(i, labs.size(), lab.id);
+    LabRun run = run_lab(lab.id, run_options);
+    LabScore score = score_lab(lab_rubric, run);
+    progress.finish(run, score);
+    report.runs.push_back(std::move(run));
+    report.scores.push_back(std::move(score));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::cout << "\n" << format_terminal_report(report, use_color(options.color)) << std::flush;
+  if (!options.json_path.empty()) write_output_file(options.json_path, gradescope_json(report).dump(2) + "\n");
+  if (!options.junit_path.empty()) write_output_file(options.junit_path, junit_xml(report));
+  return 0;
+}
+
+}  // namespace
+}  // namespace workbook::grader
+
+int main(int argc, char** argv) {
+  // Every failure is one line for the user, never a stack trace.
+  try {
+    return workbook::grader::grade(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const workbook::grader::GraderError& e) {
+    std::cerr << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "workbook-grader: internal error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "workbook-grader: internal error\n";
+    return 1;
+  }
+}

@@ -1,0 +1,328 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+
+namespace workbook::grader {
+namespace {
+
+const char* const kGreen = "\x1b[32m";
+const char* const kRed = "\x1b[31m";
+const char* const kYellow = "\x1b[33m";
+const char* const kBold = "\x1b[1m";
+const char* const kReset = "\x1b[0m";
+
+std::string points_text(double score, double max_score) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f/%g", score, max_score);
+  return text;
+}
+
+const char* grade_color(double score, double max_score) {
+  if (max_score <= 0 || score >= max_score - 1e-9) return kGreen;
+  return score <= 1e-9 ? kRed : kYellow;
+}
+
+std::string paint(const std::string& text, const char* code, bool color) {
+  return color ? std::string(code) + text + kReset : text;
+}
+
+std::string pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out += prefix + line + "\n";
+  return out;
+}
+
+std::string tests_cell(const LabRun& run, const LabScore& score) {
+  if (!run.error.empty()) return "error";
+  return std::to_string(score.passed) + "/" + std::to_string(score.total) + (run.timed_out ? " (timed out)" : "");
+}
+
+std::string speed_cell(const LabScore& score) {
+  if (score.speed.empty()) return "-";
+  std::string cell;
+  for (const SpeedScore& speed : score.speed) {
+    if (!cell.empty()) cell += "; ";
+    cell += speed.summary;
+    if (!score.correct) break;  // One "not scored: fails correctness" says it all.
+  }
+  return cell;
+}
+
+std::string group_output(const LabRun& run, const GroupScore& group) {
+  if (!group.problem.empty()) return group.problem;
+  if (!run.error.empty()) return "the lab could not be graded: " + run.error;
+  if (group.failing.empty()) return "all " + std::to_string(group.matched) + " tests passed";
+  std::string out = std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed. Failing:";
+  for (const std::string& name : group.failing) {
+    const auto test = std::find_if(run.tests.begin(), run.tests.end(), [&name](const TestResult& t) { return t.name == name; });
+    out += "\n- " + name;
+    if (test != run.tests.end() && !test->message.empty()) out += "\n" + indent(first_lines(test->message, kMessageLines), "    ");
+    if (!out.empty() && out.back() == '\n') out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+double total_score(const GradeReport& report) {
+  double total = 0;
+  for (const LabScore& score : report.scores) total += score.score;
+  return total;
+}
+
+double total_max_score(const GradeReport& report) {
+  double total = 0;
+  for (const LabScore& score : report.scores) total += score.max_score;
+  return total;
+}
+
+std::string header_line(const GradeReport& report) {
+  return "GPU: " + report.gpu + " | seed: " + report.seed + (report.solutions ? " | grading the reference solutions" : "");
+}
+
+std::string format_table(const GradeReport& report, bool color) {
+  struct Row {
+    std::string lab, tests, speed, points;
+    const char* tests_color;
+    const char* points_color;
+  };
+  std::vector<Row> rows;
+  std::size_t passed = 0;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < report.runs.size(); ++i) {
+    const LabRun& run = report.runs[i];
+    const LabScore& score = report.scores[i];
+    passed += score.passed;
+    total += score.total;
+    const bool all_pass = run.error.empty() && score.passed == score.total;
+    rows.push_back({run.lab_id, tests_cell(run, score), speed_cell(score), points_text(score.score, score.max_score),
+                    all_pass ? kGreen : (score.passed == 0 ? kRed : kYellow), grade_color(score.score, score.max_score)});
+  }
+  const double sum = total_score(report);
+  const double max_sum = total_max_score(report);
+  Row total_row{"Total", std::to_string(passed) + "/" + std::to_string(total), "", points_text(sum, max_sum), kBold,
+                grade_color(sum, max_sum)};
+
+  std::size_t widths[3] = {3, 5, 5};
+  for (const Row& row : rows) {
+    widths[0] = std::max(widths[0], row.lab.size());
+    widths[1] = std::max(widths[1], row.tests.size());
+    widths[2] = std::max(widths[2], row.speed.size());
+  }
+  widths[0] = std::max(widths[0], total_row.lab.size());
+  widths[1] = std::max(widths[1], total_row.tests.size());
+  const auto line = [&](const Row& row) {
+    return pad(row.lab, widths[0]) + "  " + paint(pad(row.tests, widths[1]), row.tests_color, color) + "  " +
+           pad(row.speed, widths[2]) + "  " + paint(row.points, row.points_color, color) + "\n";
+  };
+  std::string out = paint(pad("Lab", widths[0]) + "  " + pad("Tests", widths[1]) + "  " + pad("Speed", widths[2]) + "  Points",
+                          kBold, color) + "\n";
+  for (const Row& row : rows) out += line(row);
+  out += line(total_row);
+  return out;
+}
+
+std::string format_terminal_report(const GradeReport& report, bool color) {
+  std::string out = header_line(report) + "\n\n" + format_table(report, color);
+
+  std::string failing;
+  std::string errors;
+  std::string speed;
+  std::string notes;
+  std::string problems;
+  std::string unscored;
+  for (std::size_t i = 0; i < report.runs.size(); ++i) {
+    const LabRun& run = report.runs[i];
+    const LabScore& score = report.scores[i];
+    if (!run.error.empty()) errors += "  " + run.lab_id + ": " + run.error + "\n";
+    std::size_t shown = 0;
+    std::size_t hidden = 0;
+    for (const TestResult& test : run.tests) {
+      if (test.status != TestStatus::failed) continue;
+      // An untouched skeleton fails everything; a screenful per lab is enough.
+      if (shown == kFailuresShownPerLab) {
+        ++hidden;
+        continue;
+      }
+      ++shown;
+      failing += "  " + paint(run.lab_id, kBold, color) + "  " + paint(test.name, kRed, color) + "\n";
+      if (!test.message.empty()) failing += indent(first_lines(test.message, kMessageLines), "      ");
+    }
+    if (hidden > 0) {
+      failing += "  " + run.lab_id + ": " + std::to_string(hidden) +
+                 " more failing tests (every one is in the --junit and --json reports)\n";
+    }
+    for (const SpeedScore& item : score.speed) {
+      speed += "  " + run.lab_id + " " + item.item.name + ": " + (item.detail.empty() ? item.summary : item.detail) +
+               " -> " + points_text(item.score, item.item.points) + " points\n";
+    }
+    for (const std::string& note : run.notes) notes += "  " + run.lab_id + ": " + note + "\n";
+    for (const GroupScore& group : score.groups) {
+      if (!group.problem.empty()) problems += "  " + run.lab_id + ": " + group.problem + "\n";
+    }
+    if (!score.unscored.empty()) {
+      std::string names;
+      for (const std::string& name : score.unscored) names += (names.empty() ? "" : ", ") + name;
+      unscored += "  " + run.lab_id + ": " + names + "\n";
+    }
+  }
+  const auto section = [&out, color](const std::string& title, const std::string& body) {
+    if (!body.empty()) out += "\n" + paint(title, kBold, color) + "\n" + body;
+  };
+  section("Labs that could not be graded", errors);
+  section("Failing tests", failing);
+  section("Speed", speed);
+  section("What happened", notes);
+  section("Rubric problems", problems);
+  section("Tests worth no points", unscored);
+  if (!report.log_dir.empty()) out += "\nLogs of the test programs: " + report.log_dir + "\n";
+  return out;
+}
+
+nlohmann::json gradescope_json(const GradeReport& report) {
+  nlohmann::json tests = nlohmann::json::array();
+  std::string notes;
+  for (std::size_t i = 0; i < report.runs.size(); ++i) {
+    const LabRun& run = report.runs[i];
+    const LabScore& score = report.scores[i];
+    for (const GroupScore& group : score.groups) {
+      const bool passed = group.problem.empty() && run.error.empty() && group.matched > 0 && group.failing.empty();
+      tests.push_back({{"name", run.lab_id + ": " + group.name},
+                       {"score", group.score},
+                       {"max_score", group.points},
+                       {"status", passed ? "passed" : "failed"},
+                       {"output", group_output(run, group)}});
+    }
+    for (const SpeedScore& item : score.speed) {
+      const bool passed = item.scored && item.score >= item.item.points - 1e-9;
+      tests.push_back({{"name", run.lab_id + ": " + item.item.name},
+                       {"score", item.score},
+                       {"max_score", item.item.points},
+                       {"status", passed ? "passed" : "failed"},
+                       {"output", (item.detail.empty() ? item.summary : item.detail)}});
+    }
+    for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";
+    if (!run.error.empty()) notes += run.lab_id + ": " + run.error + "\n";
+  }
+  std::string output = header_line(report) + "\n\n" + format_table(report, false);
+  if (!notes.empty()) output += "\nWhat happened:\n" + notes;
+  return {{"score", total_score(report)},
+          {"execution_time", report.seconds},
+          {"output", output},
+          {"tests", tests}};
+}
+
+std::string junit_xml(const GradeReport& report) {
+  const auto seconds = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", value);
+    return std::string(text);
+  };
+  std::string suites;
+  std::size_t all_tests = 0;
+  std::size_t all_failures = 0;
+  std::size_t all_skipped = 0;
+  for (const LabRun& run : report.runs) {
+    std::size_t failures = 0;
+    std::size_t skipped = 0;
+    std::string cases;
+    if (!run.error.empty()) {
+      ++failures;
+      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"(lab)\" time=\"0.000\">\n"
+               "      <failure message=\"" + xml_escape(first_lines(run.error, 1), true) + "\">" + xml_escape(run.error) +
+               "</failure>\n    </testcase>\n";
+    }
+    for (const TestResult& test : run.tests) {
+      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"" + xml_escape(test.name, true) +
+               "\" time=\"" + seconds(test.time_ms / 1000.0) + "\"";
+      if (test.status == TestStatus::passed) {
+        cases += "/>\n";
+        continue;
+      }
+      const std::string summary = test.message.empty() ? to_string(test.status) : first_lines(test.message, 1);
+      if (test.status == TestStatus::skipped) {
+        ++skipped;
+        cases += ">\n      <skipped message=\"" + xml_escape(summary, true) + "\"/>\n    </testcase>\n";
+      } else {
+        ++failures;
+        cases += ">\n      <failure message=\"" + xml_escape(summary, true) + "\">" + xml_escape(test.message) +
+                 "</failure>\n    </testcase>\n";
+      }
+    }
+    const std::size_t count = run.tests.size() + (run.error.empty() ? 0 : 1);
+    all_tests += count;
+    all_failures += failures;
+    all_skipped += skipped;
+    suites += "  <testsuite name=\"" + xml_escape(run.lab_id, true) + "\" tests=\"" + std::to_string(count) +
+              "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
+              "\" time=\"" + seconds(run.seconds) + "\">\n" + cases;
+    if (!run.notes.empty()) {
+      std::string notes;
+      for (const std::string& note : run.notes) notes += note + "\n";
+      suites += "    <system-out>" + xml_escape(notes) + "</system-out>\n";
+    }
+    suites += "  </testsuite>\n";
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"workbook\" tests=\"" + std::to_string(all_tests) +
+         "\" failures=\"" + std::to_string(all_failures) + "\" errors=\"0\" skipped=\"" + std::to_string(all_skipped) +
+         "\" time=\"" + seconds(report.seconds) + "\">\n" + suites + "</testsuites>\n";
+}
+
+std::string xml_escape(std::string_view text, bool attribute) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += attribute ? "&#10;" : "\n"; break;
+      case '\r': out += attribute ? "&#13;" : "\r"; break;
+      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      default:
+        // XML 1.0 allows no other control characters, not even escaped.
+        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    }
+  }
+  return out;
+}
+
+std::string first_lines(const std::string& text, std::size_t count) {
+  std::size_t at = 0;
+  for (std::size_t line = 0; line < count; ++line) {
+    at = text.find('\n', at);
+    if (at == std::string::npos) return text;
+    ++at;
+  }
+  if (at >= text.size()) return text;
+  std::string head = text.substr(0, at - 1);
+  return head + (count > 1 ? "\n[...]" : " [...]");
+}
+
+void write_output_file(const std::string& path, const std::string& content) {
+  std::error_code error;
+  const std::filesystem::path file(path);
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  if (!out) throw GraderError("cannot write " + path + (error ? " (" + error.message() + ")" : ""));
+}
+
+}  // namespace workbook::grader

@@ -1,0 +1,90 @@
+/// @file report.hpp
+/// @brief The grade reports: terminal table, Gradescope results.json, JUnit XML.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "lab_runner.hpp"
+#include "scoring.hpp"
+
+namespace workbook::grader {
+
+/// @brief Lines of a failure message shown per failing test on the terminal.
+constexpr std::size_t kMessageLines = 6;
+/// @brief Failing tests listed per lab on the terminal; the rest are counted.
+constexpr std::size_t kFailuresShownPerLab = 10;
+
+/// @brief Everything a report shows.
+struct GradeReport {
+  std::string gpu;              ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
+  std::string seed;             ///< The seed, or "default".
+  bool solutions = false;       ///< Graded the reference solutions.
+  std::vector<LabRun> runs;     ///< One per lab graded.
+  std::vector<LabScore> scores; ///< Same order as runs.
+  double seconds = 0;           ///< Wall-clock time of the whole grading.
+  std::string log_dir;          ///< Where the labs' logs are kept.
+};
+
+/// @brief Sum of the scores.
+/// @param[in] report The report.
+/// @return Total points earned.
+double total_score(const GradeReport& report);
+
+/// @brief Sum of the maximum scores.
+/// @param[in] report The report.
+/// @return Total points possible.
+double total_max_score(const GradeReport& report);
+
+/// @brief The header line: GPU, compute capability, SMs, seed.
+/// @param[in] report The report.
+/// @return One line, no newline.
+std::string header_line(const GradeReport& report);
+
+/// @brief The table of labs (Lab | Tests | Speed | Points) and the Total line.
+/// @param[in] report The report.
+/// @param[in] color Whether to use ANSI colours.
+/// @return Lines ending in '\n'.
+std::string format_table(const GradeReport& report, bool color);
+
+/// @brief The whole terminal report: header, table, then failing tests, speed
+/// lines, notes and rubric problems.
+/// @param[in] report The report.
+/// @param[in] color Whether to use ANSI colours.
+/// @return The text.
+std::string format_terminal_report(const GradeReport& report, bool color);
+
+/// @brief Gradescope's results.json: one test entry per rubric group and speed item.
+/// @param[in] report The report.
+/// @return The JSON document.
+nlohmann::json gradescope_json(const GradeReport& report);
+
+/// @brief JUnit XML: one testsuite per lab, one testcase per test.
+/// @param[in] report The report.
+/// @return The XML document.
+std::string junit_xml(const GradeReport& report);
+
+/// @brief Escapes text for XML content or attribute values: &, <, >, quotes;
+/// in attributes also newlines and tabs (as character references). Control
+/// characters XML 1.0 forbids become '?'.
+/// @param[in] text The text.
+/// @param[in] attribute Whether it goes in an attribute value.
+/// @return The escaped text.
+std::string xml_escape(std::string_view text, bool attribute = false);
+
+/// @brief The first @p count lines of @p text, with "[...]" when cut.
+/// @param[in] text The text.
+/// @param[in] count How many lines.
+/// @return The lines.
+std::string first_lines(const std::string& text, std::size_t count);
+
+/// @brief Writes a file, creating its parent directories.
+/// @param[in] path The file.
+/// @param[in] content What to write.
+/// @throws GraderError when it cannot be written.
+void write_output_file(const std::string& path, const std::string& content);
+
+}  // namespace workbook::grader

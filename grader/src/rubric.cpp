@@ -1,0 +1,164 @@
+#include "rubric.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+
+namespace workbook::grader {
+namespace {
+
+using nlohmann::json;
+
+/// Collects the context of a problem so every message names file and place.
+class Checker {
+ public:
+  explicit Checker(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
+    throw GraderError("rubric " + path_ + ": " + (where.empty() ? "" : where + ": ") + problem);
+  }
+
+  const json& object(const json& value, const std::string& where) const {
+    if (!value.is_object()) fail(where, "must be an object");
+    return value;
+  }
+
+  // A typo such as "speeds" would otherwise drop points silently. Keys that
+  // start with '_' are free for comments.
+  void known_keys(const json& object, const std::set<std::string>& allowed, const std::string& where) const {
+    for (const auto& item : object.items()) {
+      if (allowed.count(item.key()) != 0 || item.key().rfind('_', 0) == 0) continue;
+      std::string list;
+      for (const std::string& key : allowed) list += (list.empty() ? "" : ", ") + key;
+      fail(where, "unknown key \"" + item.key() + "\" (expected " + list + ")");
+    }
+  }
+
+  const json& member(const json& object, const char* key, const std::string& where) const {
+    const auto it = object.find(key);
+    if (it == object.end()) fail(where, std::string("missing \"") + key + "\"");
+    return *it;
+  }
+
+  std::string string(const json& object, const char* key, const std::string& where) const {
+    const json& value = member(object, key, where);
+    if (!value.is_string() || value.get<std::string>().empty()) fail(where + "." + key, "must be a non-empty string");
+    return value.get<std::string>();
+  }
+
+  double number(const json& object, const char* key, const std::string& where) const {
+    const json& value = member(object, key, where);
+    if (!value.is_number()) fail(where + "." + key, "must be a number");
+    return value.get<double>();
+  }
+
+ private:
+  std::string path_;
+};
+
+RubricGroup parse_group(const Checker& check, const json& value, const std::string& where) {
+  check.object(value, where);
+  check.known_keys(value, {"name", "tests", "points"}, where);
+  RubricGroup group;
+  group.name = check.string(value, "name", where);
+  const json& tests = check.member(value, "tests", where);
+  if (!tests.is_array() || tests.empty()) check.fail(where + ".tests", "must be a non-empty list of test globs");
+  for (const json& glob : tests) {
+    if (!glob.is_string() || glob.get<std::string>().empty()) check.fail(where + ".tests", "every entry must be a non-empty string");
+    group.tests.push_back(glob.get<std::string>());
+  }
+  group.points = check.number(value, "points", where);
+  if (group.points < 0) check.fail(where + ".points", "must be >= 0");
+  return group;
+}
+
+RubricSpeed parse_speed(const Checker& check, const json& value, const std::string& where) {
+  check.object(value, where);
+  check.known_keys(value, {"name", "test", "yardstick", "target", "floor", "points"}, where);
+  RubricSpeed speed;
+  speed.name = check.string(value, "name", where);
+  speed.test = check.string(value, "test", where);
+  speed.yardstick = check.string(value, "yardstick", where);
+  speed.target = check.number(value, "target", where);
+  speed.floor = check.number(value, "floor", where);
+  speed.points = check.number(value, "points", where);
+  if (speed.floor < 0) check.fail(where + ".floor", "must be >= 0");
+  if (!(speed.target > speed.floor)) check.fail(where, "target must be greater than floor");
+  if (speed.points < 0) check.fail(where + ".points", "must be >= 0");
+  return speed;
+}
+
+LabRubric parse_lab(const Checker& check, const json& value, const std::string& where) {
+  check.object(value, where);
+  check.known_keys(value, {"title", "timeout_s", "groups", "speed"}, where);
+  LabRubric lab;
+  lab.title = check.string(value, "title", where);
+  if (value.contains("timeout_s")) {
+    lab.timeout_s = check.number(value, "timeout_s", where);
+    if (!(lab.timeout_s > 0)) check.fail(where + ".timeout_s", "must be > 0");
+  }
+  if (value.contains("groups")) {
+    const json& groups = value.at("groups");
+    if (!groups.is_array()) check.fail(where + ".groups", "must be a list");
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      lab.groups.push_back(parse_group(check, groups[i], where + ".groups[" + std::to_string(i) + "]"));
+    }
+  }
+  if (value.contains("speed")) {
+    const json& speed = value.at("speed");
+    if (!speed.is_array()) check.fail(where + ".speed", "must be a list");
+    for (std::size_t i = 0; i < speed.size(); ++i) {
+      lab.speed.push_back(parse_speed(check, speed[i], where + ".speed[" + std::to_string(i) + "]"));
+    }
+  }
+  return lab;
+}
+
+}  // namespace
+
+Rubric parse_rubric(const json& root, const std::string& path) {
+  const Checker check(path);
+  if (!root.is_object()) check.fail("", "the top level must be an object");
+  check.known_keys(root, {"version", "labs"}, "top level");
+  const json& version = check.member(root, "version", "top level");
+  if (!version.is_number_integer() || version.get<long long>() != 1) check.fail("version", "must be 1");
+  const json& labs = check.member(root, "labs", "top level");
+  if (!labs.is_object()) check.fail("labs", "must be an object keyed by lab id");
+  Rubric rubric;
+  rubric.path = path;
+  for (const auto& item : labs.items()) {
+    rubric.labs[item.key()] = parse_lab(check, item.value(), "labs." + item.key());
+  }
+  return rubric;
+}
+
+Rubric load_rubric(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw GraderError("rubric " + path + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  json root;
+  try {
+    root = json::parse(text.str());
+  } catch (const json::exception& e) {
+    std::string why = e.what();
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    throw GraderError("rubric " + path + ": not valid JSON: " + why);
+  }
+  return parse_rubric(root, path);
+}
+
+void check_rubric_covers(const Rubric& rubric, const std::vector<std::string>& lab_ids) {
+  for (const std::string& id : lab_ids) {
+    if (rubric.labs.count(id) == 0) {
+      throw GraderError("rubric " + rubric.path + ": labs: no entry for lab '" + id + "', which the build has");
+    }
+  }
+}
+
+}  // namespace workbook::grader

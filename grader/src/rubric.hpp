@@ -1,0 +1,66 @@
+/// @file rubric.hpp
+/// @brief The grading rubric (grader/rubric.json): loading and validation.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace workbook::grader {
+
+/// @brief Default wall-clock budget of one lab, seconds, when the rubric gives none.
+constexpr double kDefaultLabTimeoutS = 300.0;
+
+/// @brief Points for correctness: a share of @p points per passing test.
+struct RubricGroup {
+  std::string name;                ///< Shown in reports, e.g. "correct for any n".
+  std::vector<std::string> tests;  ///< gtest-style globs over "Suite.Name".
+  double points = 0;               ///< Points when every matched test passes.
+};
+
+/// @brief Points for speed, given linearly between floor and target.
+struct RubricSpeed {
+  std::string name;       ///< e.g. "bandwidth".
+  std::string test;       ///< The speed test's full name.
+  std::string yardstick;  ///< What the speed is compared with, for reports.
+  double target = 1;      ///< Ratio to the yardstick that earns full points.
+  double floor = 0;       ///< Ratio at or below which the item earns nothing.
+  double points = 0;      ///< Points at or above target.
+};
+
+/// @brief One lab's rubric.
+struct LabRubric {
+  std::string title;                        ///< Human title.
+  double timeout_s = kDefaultLabTimeoutS;   ///< Budget for all of the lab's processes.
+  std::vector<RubricGroup> groups;          ///< Correctness groups.
+  std::vector<RubricSpeed> speed;           ///< Speed items.
+};
+
+/// @brief The whole rubric.
+struct Rubric {
+  std::string path;                        ///< Where it was read from.
+  std::map<std::string, LabRubric> labs;   ///< By lab id.
+};
+
+/// @brief Validates and converts a parsed rubric.
+/// @param[in] root The parsed JSON.
+/// @param[in] path The file, for messages.
+/// @return The rubric.
+/// @throws GraderError "rubric <path>: <where>: <problem>" (one line).
+Rubric parse_rubric(const nlohmann::json& root, const std::string& path);
+
+/// @brief Reads, parses and validates a rubric file.
+/// @param[in] path The file.
+/// @return The rubric.
+/// @throws GraderError (one line naming the file) when it is missing or malformed.
+Rubric load_rubric(const std::string& path);
+
+/// @brief Checks that every lab of the build has a rubric entry.
+/// @param[in] rubric The rubric.
+/// @param[in] lab_ids Every lab id in the manifest.
+/// @throws GraderError naming the rubric file and the first lab without an entry.
+void check_rubric_covers(const Rubric& rubric, const std::vector<std::string>& lab_ids);
+
+}  // namespace workbook::grader

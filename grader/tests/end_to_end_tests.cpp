@@ -1,0 +1,298 @@
+// End-to-end tests: the real workbook-grader binary grades fake labs
+// (fake_lab.cpp, started through symlinks) that pass, fail, crash, hang and
+// abort, with WORKBOOK_GRADER_ASSUME_DEVICE=1 so no GPU is needed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workbook/device.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+std::size_t count_lines(const std::string& text) {
+  std::size_t lines = 0;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  return lines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+struct GraderRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+class GraderEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/grader-e2e-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    for (const char* lab : {"hang_lab", "crash_lab", "good_lab"}) {
+      fs::create_symlink(WORKBOOK_FAKE_LAB_BIN, dir_ / lab);
+    }
+    write_file(dir_ / "workbook-labs.json", json({{"source_dir", dir_.string()},
+                                                   {"rubric", (dir_ / "rubric.json").string()},
+                                                   {"labs",
+                                                    {{{"id", "01-hang"}, {"base", "hang"}, {"student_tests", (dir_ / "hang_lab").string()}},
+                                                     {{"id", "02-crash"}, {"base", "crash"}, {"student_tests", (dir_ / "crash_lab").string()}},
+                                                     {{"id", "03-good"},
+                                                      {"base", "good"},
+                                                      {"student_tests", (dir_ / "good_lab").string()},
+                                                      {"solution_tests", (dir_ / "good_lab").string()}}}}})
+                                                 .dump(2));
+    write_file(dir_ / "rubric.json", R"({"version": 1, "labs": {
+      "01-hang": {"title": "hangs", "timeout_s": 2,
+                  "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3}]},
+      "02-crash": {"title": "crashes", "timeout_s": 60,
+                   "groups": [{"name": "basics", "tests": ["Crash.*"], "points": 6},
+                              {"name": "sizes", "tests": ["Sizes/*"], "points": 2}]},
+      "03-good": {"title": "good", "timeout_s": 60,
+                  "groups": [{"name": "all", "tests": ["Good.*"], "points": 4}],
+                  "speed": [{"name": "bandwidth", "test": "GoodSpeed.Fast", "yardstick": "device-to-device copy bandwidth",
+                             "target": 0.75, "floor": 0.4, "points": 4}]}}})");
+    ::setenv("FAKE_LAB_TESTS_hang_lab", "Hang.First=pass,Hang.Stuck=hang,Hang.Never=pass", 1);
+    ::setenv("FAKE_LAB_TESTS_crash_lab",
+             "Crash.A=pass,Crash.B=crash,Crash.C=pass,Crash.D=fail,Crash.E=abort,Crash.F=pass,"
+             "Sizes/P.Ok/0=pass,Sizes/P.Ok/1=pass",
+             1);
+    ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=pass,Good.B=pass,GoodSpeed.Fast=speed:0.575", 1);
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  /// Runs the grader with @p args (a shell fragment) and the fake device.
+  GraderRun grade(const std::string& args, bool assume_device = true) {
+    const std::string command = std::string(assume_device ? "WORKBOOK_GRADER_ASSUME_DEVICE=1 " : "") + "TMPDIR='" +
+                                dir_.string() + "' '" + WORKBOOK_GRADER_BIN + "' " + args + " > '" +
+                                (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
+    GraderRun run;
+    const auto started = std::chrono::steady_clock::now();
+    const int status = std::system(command.c_str());
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = read_file(dir_ / "stdout");
+    run.err = read_file(dir_ / "stderr");
+    return run;
+  }
+
+  std::string manifest_arg() const { return "--manifest '" + (dir_ / "workbook-labs.json").string() + "'"; }
+
+  fs::path dir_;
+};
+
+const json* find_item(const json& results, const std::string& name) {
+  for (const json& item : results["tests"]) {
+    if (item["name"] == name) return &item;
+  }
+  return nullptr;
+}
+
+/// The <testcase> element of @p name in @p xml, up to its end.
+std::string testcase(const std::string& xml, const std::string& name) {
+  const std::size_t at = xml.find("name=\"" + name + "\"");
+  if (at == std::string::npos) return "";
+  const std::size_t short_end = xml.find("/>", at);
+  const std::size_t long_end = xml.find("</testcase>", at);
+  const std::size_t next = xml.find("<testcase", at);
+  if (short_end != std::string::npos && short_end < next && (long_end == std::string::npos || short_end < long_end) &&
+      xml.find('>', at) == short_end + 1) {
+    return xml.substr(at, short_end + 2 - at);
+  }
+  return xml.substr(at, long_end == std::string::npos ? std::string::npos : long_end - at);
+}
+
+TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
+  const GraderRun run = grade(manifest_arg() + " --seed 42 --color never --json '" + (dir_ / "out/gs/results.json").string() +
+                              "' --junit '" + (dir_ / "out/junit/report.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 30.0) << "the hung lab was not stopped";
+
+  const json results = json::parse(read_file(dir_ / "out/gs/results.json"));
+  // The hung lab: the test before the hang passed, the hang timed out, the
+  // test after it never ran.
+  const json* hang = find_item(results, "01-hang: all");
+  ASSERT_NE(hang, nullptr) << results.dump(2);
+  EXPECT_DOUBLE_EQ((*hang)["score"].get<double>(), 1.0);
+  EXPECT_EQ((*hang)["status"], "failed");
+  const std::string hang_output = (*hang)["output"];
+  EXPECT_NE(hang_output.find("Hang.Stuck"), std::string::npos);
+  EXPECT_NE(hang_output.find("timed out: the lab was stopped after 2 s (a hung kernel or an endless loop?)"),
+            std::string::npos)
+      << hang_output;
+  EXPECT_NE(hang_output.find("not run: the lab ran out of time"), std::string::npos) << hang_output;
+
+  // The crashing lab: B crashed, E lost its context, everything else ran.
+  const json* basics = find_item(results, "02-crash: basics");
+  ASSERT_NE(basics, nullptr);
+  EXPECT_DOUBLE_EQ((*basics)["score"].get<double>(), 3.0);  // A, C, F of six.
+  const std::string basics_output = (*basics)["output"];
+  EXPECT_NE(basics_output.find("SIGSEGV"), std::string::npos) << basics_output;
+  const json* sizes = find_item(results, "02-crash: sizes");
+  ASSERT_NE(sizes, nullptr);
+  EXPECT_DOUBLE_EQ((*sizes)["score"].get<double>(), 2.0);
+  EXPECT_EQ((*sizes)["status"], "passed");
+
+  // The unrelated lab is intact, speed included: ratio 0.575 is half way
+  // from floor 0.4 to target 0.75.
+  const json* good = find_item(results, "03-good: all");
+  ASSERT_NE(good, nullptr);
+  EXPECT_DOUBLE_EQ((*good)["score"].get<double>(), 4.0);
+  const json* speed = find_item(results, "03-good: bandwidth");
+  ASSERT_NE(speed, nullptr);
+  EXPECT_NEAR((*speed)["score"].get<double>(), 2.0, 1e-9);
+  EXPECT_NE((*speed)["output"].get<std::string>().find("575.0 GB/s = 57.5% of device-to-device copy bandwidth"),
+            std::string::npos);
+  EXPECT_NEAR(results["score"].get<double>(), 1 + 3 + 2 + 4 + 2, 1e-9);
+  EXPECT_NE(results["output"].get<std::string>().find("seed: 42"), std::string::npos);
+
+  const std::string xml = read_file(dir_ / "out/junit/report.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"02-crash\" tests=\"8\" failures=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "Crash.B").find("killed by signal SIGSEGV"), std::string::npos) << testcase(xml, "Crash.B");
+  EXPECT_NE(testcase(xml, "Crash.B").find("about to dereference a bad pointer"), std::string::npos);
+  EXPECT_EQ(testcase(xml, "Crash.C").find("<failure"), std::string::npos) << testcase(xml, "Crash.C");
+  EXPECT_NE(testcase(xml, "Crash.D").find("&quot;quotes&quot;"), std::string::npos);
+  EXPECT_EQ(testcase(xml, "Crash.F").find("<failure"), std::string::npos) << testcase(xml, "Crash.F");
+  EXPECT_EQ(testcase(xml, "Sizes/P.Ok/1").find("<failure"), std::string::npos);
+  EXPECT_NE(testcase(xml, "Hang.Stuck").find("timed out"), std::string::npos);
+  EXPECT_NE(testcase(xml, "Hang.Never").find("not run: the lab ran out of time"), std::string::npos);
+
+  // The terminal report.
+  EXPECT_NE(run.out.find("seed: 42"), std::string::npos);
+  EXPECT_NE(run.out.find("Total"), std::string::npos);
+  EXPECT_NE(run.out.find("12.0/19"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("cudaErrorIllegalAddress"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("\x1b["), std::string::npos);
+  EXPECT_NE(run.err.find("[3/3] 03-good"), std::string::npos) << run.err;
+}
+
+TEST_F(GraderEndToEnd, GradesOneLabChosenByName) {
+  const GraderRun run = grade(manifest_arg() + " good --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_EQ(results["tests"].size(), 2u);
+  EXPECT_NEAR(results["score"].get<double>(), 6.0, 1e-9);
+}
+
+TEST_F(GraderEndToEnd, ExitMidTestFailsItAndSpeedNeedsCorrectness) {
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=exit,Good.B=skip,GoodSpeed.Fast=speed:0.9", 1);
+  const GraderRun run = grade(manifest_arg() + " 03 --json '" + (dir_ / "r.json").string() + "' --junit '" +
+                              (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 0.0);
+  const json* speed = find_item(results, "03-good: bandwidth");
+  ASSERT_NE(speed, nullptr);
+  EXPECT_NE((*speed)["output"].get<std::string>().find("not scored"), std::string::npos);
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(testcase(xml, "Good.A").find("exited with code 0 during this test"), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "Good.B").find("<skipped message="), std::string::npos) << xml;
+  EXPECT_NE(run.out.find("not scored: fails correctness"), std::string::npos) << run.out;
+}
+
+TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {
+  std::string spec;
+  for (int i = 0; i < 25; ++i) spec += (spec.empty() ? "" : ",") + std::string("Crash.T") + std::to_string(i) + "=crash";
+  ::setenv("FAKE_LAB_TESTS_crash_lab", spec.c_str(), 1);
+  const GraderRun run = grade(manifest_arg() + " 02 --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(testcase(xml, "Crash.T20").find("SIGSEGV"), std::string::npos) << testcase(xml, "Crash.T20");
+  EXPECT_NE(testcase(xml, "Crash.T21").find("gave up"), std::string::npos) << testcase(xml, "Crash.T21");
+  EXPECT_NE(xml.find("<testsuite name=\"02-crash\" tests=\"25\" failures=\"25\""), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, UnknownLabIsOneLineAndExitCode1) {
+  const GraderRun run = grade(manifest_arg() + " foo");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "unknown lab 'foo'; the labs are: 01-hang, 02-crash, 03-good\n");
+  EXPECT_EQ(run.out, "");
+}
+
+TEST_F(GraderEndToEnd, MalformedRubricIsOneLineNamingTheFile) {
+  write_file(dir_ / "bad.json", R"({"version": 1, "labs": {"01-hang": {"title": "x", "groups": [{"name": "g", "tests": ["*"], "points": -2}]}}})");
+  const GraderRun run = grade(manifest_arg() + " --rubric '" + (dir_ / "bad.json").string() + "'");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find((dir_ / "bad.json").string()), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("points"), std::string::npos) << run.err;
+
+  write_file(dir_ / "rubric.json", "{ not json");
+  const GraderRun broken = grade(manifest_arg());
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_EQ(count_lines(broken.err), 1u) << broken.err;
+  EXPECT_NE(broken.err.find((dir_ / "rubric.json").string()), std::string::npos) << broken.err;
+}
+
+TEST_F(GraderEndToEnd, MissingBuildSaysHowToBuild) {
+  const GraderRun run = grade("--manifest '" + (dir_ / "nope/workbook-labs.json").string() + "'");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("./workbook grade"), std::string::npos);
+
+  fs::remove(dir_ / "crash_lab");
+  const GraderRun missing_binary = grade(manifest_arg() + " 02");
+  EXPECT_EQ(missing_binary.exit_code, 1);
+  EXPECT_EQ(count_lines(missing_binary.err), 1u) << missing_binary.err;
+  EXPECT_NE(missing_binary.err.find("crash_lab"), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, SolutionsNeedASolutionBuild) {
+  const GraderRun run = grade(manifest_arg() + " --solutions crash");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("02-crash"), std::string::npos);
+
+  const GraderRun good = grade(manifest_arg() + " --solutions 3");
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("reference solutions"), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, BadOptionIsExitCode1) {
+  const GraderRun run = grade(manifest_arg() + " --timeout-scale nope");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(count_lines(run.err), 1u) << run.err;
+  const GraderRun help = grade("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("usage: workbook-grader"), std::string::npos);
+}
+
+TEST_F(GraderEndToEnd, WithoutAGpuExitsWith2AndWritesNoScores) {
+  std::string reason;
+  if (workbook::cuda_device_available(&reason)) GTEST_SKIP() << "this machine has a GPU";
+  const GraderRun run = grade(manifest_arg() + " --json '" + (dir_ / "r.json").string() + "'", /*assume_device=*/false);
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("grading needs a CUDA-capable GPU and none was found"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("run ./workbook grade on a machine with an NVIDIA GPU"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+}  // namespace

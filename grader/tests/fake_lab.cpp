@@ -1,0 +1,162 @@
+// A fake lab test program for the grader's tests. It speaks what the grader
+// needs of a real one: --gtest_list_tests, --gtest_filter=a:b:c and the
+// WORKBOOK_RESULTS JSON-lines stream, without CUDA or GoogleTest.
+//
+// Its tests come from the environment: FAKE_LAB_TESTS_<name>, where <name> is
+// the file name it was started as (so one binary can play several labs through
+// symlinks) with characters other than letters and digits turned into '_',
+// or else FAKE_LAB_TESTS. The value is "Suite.Name=behaviour,...", where
+// behaviour is one of:
+//   pass, fail, skip       report that status
+//   crash                  die of SIGSEGV in the middle of the test
+//   hang                   never finish
+//   abort                  fail, write an "abort" record and exit(3), as a
+//                          lab does after the CUDA context is lost
+//   exit                   exit(0) in the middle of the test
+//   speed:<ratio>          pass and report a speed of <ratio> x 1000 GB/s
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "glob.hpp"
+
+namespace {
+
+struct FakeTest {
+  std::string name;
+  std::string behaviour;
+};
+
+std::vector<FakeTest> tests_from_env(const std::string& program) {
+  std::string base = program.substr(program.find_last_of('/') + 1);
+  for (char& c : base) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  }
+  const char* spec = std::getenv(("FAKE_LAB_TESTS_" + base).c_str());
+  if (spec == nullptr) spec = std::getenv("FAKE_LAB_TESTS");
+  std::vector<FakeTest> tests;
+  if (spec == nullptr) return tests;
+  std::string text = spec;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(at, comma - at);
+    const std::size_t equals = item.find('=');
+    if (equals != std::string::npos) tests.push_back({item.substr(0, equals), item.substr(equals + 1)});
+    at = comma + 1;
+  }
+  return tests;
+}
+
+bool selected(const std::string& filter, const std::string& name) {
+  if (filter.empty()) return true;
+  std::size_t at = 0;
+  while (at <= filter.size()) {
+    std::size_t colon = filter.find(':', at);
+    if (colon == std::string::npos) colon = filter.size();
+    if (workbook::grader::glob_match(filter.substr(at, colon - at), name)) return true;
+    at = colon + 1;
+  }
+  return false;
+}
+
+void list(const std::vector<FakeTest>& tests) {
+  std::string suite;
+  for (const FakeTest& test : tests) {
+    const std::size_t dot = test.name.find('.');
+    const std::string this_suite = test.name.substr(0, dot);
+    const std::string name = test.name.substr(dot + 1);
+    if (this_suite != suite) {
+      suite = this_suite;
+      std::cout << suite << "." << (suite.find('/') != std::string::npos ? "  # TypeParam = int" : "") << "\n";
+    }
+    std::cout << "  " << name << (name.find('/') != std::string::npos ? "  # GetParam() = 33" : "") << "\n";
+  }
+}
+
+class Results {
+ public:
+  Results() {
+    const char* path = std::getenv("WORKBOOK_RESULTS");
+    if (path != nullptr && *path != '\0') out_.open(path, std::ios::app);
+  }
+  void write(const nlohmann::json& record) {
+    if (!out_.is_open()) return;
+    out_ << record.dump() << "\n";
+    out_.flush();
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<FakeTest> tests = tests_from_env(argv[0]);
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--gtest_list_tests") {
+      std::cout << "Running main() from fake_lab.cpp\n";
+      list(tests);
+      return 0;
+    }
+    if (arg.rfind("--gtest_filter=", 0) == 0) filter = arg.substr(15);
+  }
+
+  // No core files from the deliberate crashes.
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+
+  Results results;
+  bool any_failed = false;
+  for (const FakeTest& test : tests) {
+    if (!selected(filter, test.name)) continue;
+    std::cout << "[ RUN      ] " << test.name << std::endl;
+    results.write({{"event", "start"}, {"test", test.name}});
+    nlohmann::json end = {{"event", "end"}, {"test", test.name}, {"status", "passed"}, {"message", ""},
+                          {"time_ms", 1}, {"metrics", nlohmann::json::object()}};
+    const std::string& behaviour = test.behaviour;
+    if (behaviour == "crash") {
+      std::cout << "about to dereference a bad pointer in " << test.name << std::endl;
+      std::raise(SIGSEGV);
+    } else if (behaviour == "hang") {
+      std::cout << "spinning forever in " << test.name << std::endl;
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    } else if (behaviour == "exit") {
+      std::exit(0);
+    } else if (behaviour == "fail" || behaviour == "abort") {
+      end["status"] = "failed";
+      end["message"] = "fake_lab.cpp:1: Failure\nExpected: <1> & \"quotes\"\n  Actual: 2";
+    } else if (behaviour == "skip") {
+      end["status"] = "skipped";
+      end["message"] = "fake_lab.cpp:2: Skipped\nneeds a feature this GPU lacks";
+    } else if (behaviour.rfind("speed:", 0) == 0) {
+      const double ratio = std::stod(behaviour.substr(6));
+      end["metrics"]["speed"] = {{"value", 1000.0 * ratio}, {"unit", "GB/s"}, {"yardstick", "device-to-device copy"},
+                                 {"yardstick_value", 1000.0}, {"ratio", ratio}, {"target", 0.75}, {"floor", 0.4}};
+    }
+    if (end["status"] == "failed") any_failed = true;
+    std::cout << "[ " << end["status"].get<std::string>() << " ] " << test.name << std::endl;
+    results.write(end);
+    if (behaviour == "abort") {
+      results.write({{"event", "abort"}, {"reason", "CUDA context lost after " + test.name + ": cudaErrorIllegalAddress"}});
+      std::_Exit(3);
+    }
+  }
+  return any_failed ? 1 : 0;
+}

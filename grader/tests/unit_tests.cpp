@@ -1,0 +1,403 @@
+// Unit tests of the grader's pure parts: globs, rubric validation, scoring,
+// the gtest list and result-stream parsers, reports and the command line.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "error.hpp"
+#include "glob.hpp"
+#include "gtest_protocol.hpp"
+#include "manifest.hpp"
+#include "report.hpp"
+#include "rubric.hpp"
+#include "scoring.hpp"
+
+namespace workbook::grader {
+namespace {
+
+using nlohmann::json;
+
+// ---- glob ----
+
+TEST(Glob, MatchesLiteralNames) {
+  EXPECT_TRUE(glob_match("Abc.Basic", "Abc.Basic"));
+  EXPECT_FALSE(glob_match("Abc.Basic", "Abc.Basics"));
+  EXPECT_FALSE(glob_match("Abc.Basics", "Abc.Basic"));
+}
+
+TEST(Glob, StarCrossesDotsAndSlashes) {
+  EXPECT_TRUE(glob_match("AbcSizes/*", "AbcSizes/AbcTest.MatchesHost/7"));
+  EXPECT_TRUE(glob_match("Abc.*", "Abc.Basic"));
+  EXPECT_FALSE(glob_match("Abc.*", "AbcSpeed.ReachesCopyBandwidth"));
+  EXPECT_TRUE(glob_match("*", ""));
+  EXPECT_TRUE(glob_match("*Host/*", "Sizes/AbcTest.MatchesHost/12"));
+  EXPECT_TRUE(glob_match("*a*b*c", "xxaxxbxxc"));
+  EXPECT_FALSE(glob_match("*a*b*c", "xxaxxcxxb"));
+}
+
+TEST(Glob, QuestionMarkIsOneCharacter) {
+  EXPECT_TRUE(glob_match("Sizes/P.Ok/?", "Sizes/P.Ok/7"));
+  EXPECT_FALSE(glob_match("Sizes/P.Ok/?", "Sizes/P.Ok/17"));
+  EXPECT_FALSE(glob_match("?", ""));
+}
+
+// ---- rubric ----
+
+json valid_rubric() {
+  return json::parse(R"({"version": 1, "labs": {"02-abc": {"title": "a*b+c", "timeout_s": 300,
+      "groups": [{"name": "correct for any n", "tests": ["AbcSizes/*", "Abc.*"], "points": 6}],
+      "speed": [{"name": "bandwidth", "test": "AbcSpeed.ReachesCopyBandwidth",
+                 "yardstick": "device-to-device copy bandwidth", "target": 0.75, "floor": 0.4, "points": 4}]}}})");
+}
+
+std::string rubric_error(const json& root) {
+  try {
+    parse_rubric(root, "/src/grader/rubric.json");
+  } catch (const GraderError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Rubric, ParsesTheDocumentedShape) {
+  const Rubric rubric = parse_rubric(valid_rubric(), "r.json");
+  ASSERT_EQ(rubric.labs.count("02-abc"), 1u);
+  const LabRubric& lab = rubric.labs.at("02-abc");
+  EXPECT_EQ(lab.title, "a*b+c");
+  EXPECT_DOUBLE_EQ(lab.timeout_s, 300);
+  ASSERT_EQ(lab.groups.size(), 1u);
+  EXPECT_EQ(lab.groups[0].tests.size(), 2u);
+  ASSERT_EQ(lab.speed.size(), 1u);
+  EXPECT_DOUBLE_EQ(lab.speed[0].target, 0.75);
+}
+
+TEST(Rubric, TimeoutDefaultsTo300) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"].erase("timeout_s");
+  EXPECT_DOUBLE_EQ(parse_rubric(root, "r.json").labs.at("02-abc").timeout_s, kDefaultLabTimeoutS);
+}
+
+TEST(Rubric, ErrorsAreOneLineNamingFileAndPlace) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"]["speed"][0]["target"] = 0.3;
+  const std::string error = rubric_error(root);
+  EXPECT_NE(error.find("/src/grader/rubric.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("labs.02-abc.speed[0]"), std::string::npos) << error;
+  EXPECT_NE(error.find("target must be greater than floor"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(Rubric, RejectsBadTypesAndValues) {
+  json negative = valid_rubric();
+  negative["labs"]["02-abc"]["groups"][0]["points"] = -1;
+  EXPECT_NE(rubric_error(negative).find("groups[0].points: must be >= 0"), std::string::npos);
+
+  json text_points = valid_rubric();
+  text_points["labs"]["02-abc"]["groups"][0]["points"] = "6";
+  EXPECT_NE(rubric_error(text_points).find("must be a number"), std::string::npos);
+
+  json no_tests = valid_rubric();
+  no_tests["labs"]["02-abc"]["groups"][0]["tests"] = json::array();
+  EXPECT_NE(rubric_error(no_tests).find("tests: must be a non-empty list"), std::string::npos);
+
+  json version = valid_rubric();
+  version["version"] = 2;
+  EXPECT_NE(rubric_error(version).find("version: must be 1"), std::string::npos);
+
+  json typo = valid_rubric();
+  typo["labs"]["02-abc"]["speeds"] = json::array();
+  EXPECT_NE(rubric_error(typo).find("unknown key \"speeds\""), std::string::npos);
+
+  json missing = valid_rubric();
+  missing["labs"]["02-abc"]["speed"][0].erase("floor");
+  EXPECT_NE(rubric_error(missing).find("missing \"floor\""), std::string::npos);
+
+  EXPECT_NE(rubric_error(json::array()).find("must be an object"), std::string::npos);
+
+  json comment = valid_rubric();
+  comment["_comment"] = "keys starting with _ are comments";
+  EXPECT_EQ(rubric_error(comment), "");
+}
+
+TEST(Rubric, EveryBuiltLabNeedsAnEntry) {
+  const Rubric rubric = parse_rubric(valid_rubric(), "r.json");
+  EXPECT_NO_THROW(check_rubric_covers(rubric, {"02-abc"}));
+  try {
+    check_rubric_covers(rubric, {"02-abc", "03-coalescing"});
+    FAIL() << "no error";
+  } catch (const GraderError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("03-coalescing"), std::string::npos);
+  }
+}
+
+TEST(Rubric, UnreadableOrInvalidFileIsOneLine) {
+  try {
+    load_rubric("/nonexistent/rubric.json");
+    FAIL() << "no error";
+  } catch (const GraderError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/rubric.json"), std::string::npos);
+  }
+}
+
+// ---- scoring ----
+
+TEST(Scoring, SpeedFractionIsLinearBetweenFloorAndTarget) {
+  EXPECT_DOUBLE_EQ(speed_fraction(0.40, 0.4, 0.75), 0.0);
+  EXPECT_DOUBLE_EQ(speed_fraction(0.10, 0.4, 0.75), 0.0);
+  EXPECT_DOUBLE_EQ(speed_fraction(0.75, 0.4, 0.75), 1.0);
+  EXPECT_DOUBLE_EQ(speed_fraction(1.20, 0.4, 0.75), 1.0);
+  EXPECT_NEAR(speed_fraction(0.575, 0.4, 0.75), 0.5, 1e-12);
+  EXPECT_NEAR(speed_fraction(0.61, 0.4, 0.75), 0.6, 1e-12);
+}
+
+TestResult make_test(const std::string& name, TestStatus status, std::optional<double> ratio = std::nullopt) {
+  TestResult test;
+  test.name = name;
+  test.status = status;
+  if (status == TestStatus::failed) test.message = "abc_test.cu:10: Failure\nExpected equality";
+  if (ratio) {
+    SpeedMetric metric;
+    metric.value = 2990.0 * *ratio;
+    metric.unit = "GB/s";
+    metric.yardstick = "device-to-device copy";
+    metric.yardstick_value = 2990.0;
+    metric.ratio = *ratio;
+    test.speed = metric;
+  }
+  return test;
+}
+
+LabRubric abc_rubric() { return parse_rubric(valid_rubric(), "r.json").labs.at("02-abc"); }
+
+TEST(Scoring, GroupScoreIsProportionalToPassingTests) {
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSizes/AbcTest.MatchesHost/0", TestStatus::passed),
+               make_test("AbcSizes/AbcTest.MatchesHost/1", TestStatus::failed),
+               make_test("AbcSizes/AbcTest.MatchesHost/2", TestStatus::skipped),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.9)};
+  const LabScore score = score_lab(abc_rubric(), run);
+  ASSERT_EQ(score.groups.size(), 1u);
+  EXPECT_EQ(score.groups[0].matched, 4u);
+  EXPECT_EQ(score.groups[0].passed, 2u);
+  EXPECT_DOUBLE_EQ(score.groups[0].score, 3.0);
+  EXPECT_EQ(score.groups[0].failing.size(), 2u);
+  EXPECT_FALSE(score.correct);
+  // Speed points are only for correct code, however fast.
+  ASSERT_EQ(score.speed.size(), 1u);
+  EXPECT_DOUBLE_EQ(score.speed[0].score, 0.0);
+  EXPECT_EQ(score.speed[0].summary, "not scored: fails correctness");
+  EXPECT_DOUBLE_EQ(score.score, 3.0);
+  EXPECT_DOUBLE_EQ(score.max_score, 10.0);
+  EXPECT_EQ(score.passed, 3u);
+  EXPECT_EQ(score.total, 5u);
+}
+
+TEST(Scoring, SpeedScoresWhenCorrect) {
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.61),
+               make_test("Extra.NotInRubric", TestStatus::failed)};
+  const LabScore score = score_lab(abc_rubric(), run);
+  EXPECT_TRUE(score.correct);
+  EXPECT_NEAR(score.speed[0].score, 4 * 0.6, 1e-9);
+  EXPECT_EQ(score.speed[0].summary, "61.0% of copy bw (target 75%)");
+  EXPECT_EQ(score.speed[0].detail,
+            "1823.9 GB/s = 61.0% of device-to-device copy bandwidth (2990.0 GB/s); target 75%, floor 40%");
+  EXPECT_NEAR(score.score, 6 + 2.4, 1e-9);
+  // A test no rubric item names is shown, worth nothing.
+  ASSERT_EQ(score.unscored.size(), 1u);
+  EXPECT_EQ(score.unscored[0], "Extra.NotInRubric");
+}
+
+TEST(Scoring, SpeedWithoutReportedRatioScoresZero) {
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::failed)};
+  const LabScore score = score_lab(abc_rubric(), run);
+  EXPECT_TRUE(score.correct);
+  EXPECT_DOUBLE_EQ(score.speed[0].score, 0.0);
+  EXPECT_EQ(score.speed[0].summary, "not measured");
+}
+
+TEST(Scoring, GroupMatchingNoTestIsARubricProblem) {
+  LabRubric rubric = abc_rubric();
+  rubric.groups.push_back({"typo", {"Abx.*"}, 2});
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed)};
+  const LabScore score = score_lab(rubric, run);
+  ASSERT_EQ(score.groups.size(), 2u);
+  EXPECT_DOUBLE_EQ(score.groups[1].score, 0.0);
+  EXPECT_NE(score.groups[1].problem.find("matches no test"), std::string::npos);
+  EXPECT_DOUBLE_EQ(score.max_score, 12.0);
+}
+
+// ---- gtest list and result stream ----
+
+TEST(GtestList, ParsesSuitesParametersAndComments) {
+  const std::string output =
+      "Running main() from gtest_main.cc\n"
+      "Abc.\n"
+      "  Basic\n"
+      "  Empty\n"
+      "Sizes/AbcTest.\n"
+      "  MatchesHost/0  # GetParam() = 1\n"
+      "  MatchesHost/7  # GetParam() = 33\n"
+      "Typed/0.  # TypeParam = float\n"
+      "  Works\n"
+      "Abc.\n"
+      "  DISABLED_Slow\n"
+      "DISABLED_Off.\n"
+      "  Anything\n";
+  const std::vector<std::string> tests = parse_test_list(output);
+  const std::vector<std::string> expected = {"Abc.Basic", "Abc.Empty", "Sizes/AbcTest.MatchesHost/0",
+                                             "Sizes/AbcTest.MatchesHost/7", "Typed/0.Works"};
+  EXPECT_EQ(tests, expected);
+}
+
+TEST(ResultStream, ParsesRecordsAndSkipsGarbage) {
+  const std::string text =
+      R"({"event":"start","test":"Abc.Basic"})" "\n"
+      R"({"event":"end","test":"Abc.Basic","status":"passed","message":"","time_ms":12,"metrics":{}})" "\n"
+      "not json at all\n"
+      R"({"event":"start","test":"AbcSpeed.Fast"})" "\n"
+      R"({"event":"end","test":"AbcSpeed.Fast","status":"failed","message":"x.cu:3: slow","time_ms":5,)"
+      R"("metrics":{"speed":{"value":2950.1,"unit":"GB/s","yardstick":"device-to-device copy","yardstick_value":2990.0,)"
+      R"("ratio":0.987,"target":0.75,"floor":0.4}}})" "\n"
+      R"({"event":"end","test":"Odd.Status","status":"great"})" "\n"
+      R"({"event":"abort","reason":"CUDA context lost after AbcSpeed.Fast: cudaErrorIllegalAddress"})" "\n"
+      R"({"event":"start","test":"Abc.Cut)";  // cut short by a crash
+  const std::vector<ResultEvent> events = parse_result_lines(text);
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(events[0].kind, ResultEvent::Kind::start);
+  EXPECT_EQ(events[1].status, "passed");
+  EXPECT_DOUBLE_EQ(events[1].time_ms, 12);
+  EXPECT_FALSE(events[1].speed.has_value());
+  ASSERT_TRUE(events[3].speed.has_value());
+  EXPECT_DOUBLE_EQ(events[3].speed->ratio, 0.987);
+  EXPECT_EQ(events[3].speed->unit, "GB/s");
+  EXPECT_EQ(events[3].message, "x.cu:3: slow");
+  EXPECT_EQ(events[4].status, "failed");  // An unknown status is never a pass.
+  EXPECT_EQ(events[5].kind, ResultEvent::Kind::abort);
+  EXPECT_NE(events[5].reason.find("cudaErrorIllegalAddress"), std::string::npos);
+}
+
+TEST(GtestFilter, NamesTestsAndShortensWholeSuites) {
+  const std::vector<std::string> all = {"A.x", "A.y", "Sizes/P.Ok/0", "Sizes/P.Ok/1", "B.z"};
+  EXPECT_EQ(make_gtest_filter({"A.y", "Sizes/P.Ok/0", "Sizes/P.Ok/1"}, all), "A.y:Sizes/P.*");
+  EXPECT_EQ(make_gtest_filter({"B.z"}, all), "B.z");
+}
+
+// ---- reports ----
+
+TEST(Xml, EscapesMarkupQuotesAndControlCharacters) {
+  EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+  EXPECT_EQ(xml_escape("line1\nline2"), "line1\nline2");
+  EXPECT_EQ(xml_escape("line1\nline2\t", true), "line1&#10;line2&#9;");
+  EXPECT_EQ(xml_escape(std::string("bell\x07") + "x"), "bell?x");
+  EXPECT_EQ(xml_escape("µs ✓"), "µs ✓");
+}
+
+TEST(Report, FirstLinesCutsLongMessages) {
+  EXPECT_EQ(first_lines("a\nb\nc", 2), "a\nb\n[...]");
+  EXPECT_EQ(first_lines("a\nb", 2), "a\nb");
+  EXPECT_EQ(first_lines("a\nb\n", 2), "a\nb\n");
+  EXPECT_EQ(first_lines("a\nb", 1), "a [...]");
+}
+
+TEST(Report, GradescopeAndJunitCarryEveryItem) {
+  GradeReport report;
+  report.gpu = "Fake GPU, compute capability 9.0, 132 SMs";
+  report.seed = "7";
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("Abc.Edge<1>", TestStatus::failed),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.9)};
+  report.scores.push_back(score_lab(abc_rubric(), run));
+  report.runs.push_back(run);
+  const json results = gradescope_json(report);
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 3.0);
+  ASSERT_EQ(results["tests"].size(), 2u);
+  EXPECT_EQ(results["tests"][0]["name"], "02-abc: correct for any n");
+  EXPECT_EQ(results["tests"][0]["status"], "failed");
+  EXPECT_NE(results["tests"][0]["output"].get<std::string>().find("Abc.Edge<1>"), std::string::npos);
+  EXPECT_EQ(results["tests"][1]["name"], "02-abc: bandwidth");
+  EXPECT_DOUBLE_EQ(results["tests"][1]["score"].get<double>(), 0.0);
+  EXPECT_NE(results["output"].get<std::string>().find("Fake GPU"), std::string::npos);
+  EXPECT_NE(results["output"].get<std::string>().find("seed: 7"), std::string::npos);
+
+  const std::string xml = junit_xml(report);
+  EXPECT_NE(xml.find("<testsuite name=\"02-abc\" tests=\"3\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"Abc.Edge&lt;1&gt;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"abc_test.cu:10: Failure [...]\">abc_test.cu:10: Failure\nExpected equality</failure>"),
+            std::string::npos)
+      << xml;
+
+  const std::string text = format_terminal_report(report, false);
+  EXPECT_NE(text.find("GPU: Fake GPU"), std::string::npos);
+  EXPECT_NE(text.find("not scored: fails correctness"), std::string::npos);
+  EXPECT_NE(text.find("3.0/10"), std::string::npos);
+  EXPECT_EQ(text.find("\x1b["), std::string::npos);  // No colour when asked for none.
+  EXPECT_NE(format_terminal_report(report, true).find("\x1b["), std::string::npos);
+}
+
+// ---- command line and manifest ----
+
+TEST(Cli, ParsesOptionsInBothForms) {
+  const Options options = parse_command_line(
+      {"--manifest", "b/m.json", "--solutions", "--seed=42", "--timeout-scale", "2.5", "--color=never", "--json", "r.json",
+       "02", "hello"});
+  EXPECT_EQ(options.manifest, "b/m.json");
+  EXPECT_TRUE(options.solutions);
+  EXPECT_EQ(options.seed, 42u);
+  EXPECT_DOUBLE_EQ(options.timeout_scale, 2.5);
+  EXPECT_EQ(options.color, ColorMode::never);
+  EXPECT_EQ(options.json_path, "r.json");
+  EXPECT_EQ(options.labs, (std::vector<std::string>{"02", "hello"}));
+}
+
+TEST(Cli, RejectsBadInput) {
+  EXPECT_THROW(parse_command_line({"--frobnicate"}), GraderError);
+  EXPECT_THROW(parse_command_line({"--seed", "-3"}), GraderError);
+  EXPECT_THROW(parse_command_line({"--timeout-scale", "0"}), GraderError);
+  EXPECT_THROW(parse_command_line({"--color", "sometimes"}), GraderError);
+  EXPECT_THROW(parse_command_line({"--json"}), GraderError);
+}
+
+TEST(Manifest, SelectsLabsByNumberIdNameOrBase) {
+  const Manifest manifest = parse_manifest(R"({"source_dir": "/s", "rubric": "/s/grader/rubric.json", "labs": [
+      {"id": "01-hello-world", "base": "hello", "student_tests": "/b/lab01_tests_student"},
+      {"id": "02-abc", "base": "abc", "student_tests": "/b/lab02_tests_student", "solution_tests": "/b/lab02_tests_solution"}]})",
+                                           "m.json");
+  ASSERT_EQ(manifest.labs.size(), 2u);
+  EXPECT_EQ(manifest.labs[1].solution_tests, "/b/lab02_tests_solution");
+  EXPECT_TRUE(manifest.labs[0].solution_tests.empty());
+  for (const std::string name : {"01", "1", "01-hello-world", "hello-world", "hello"}) {
+    const std::vector<LabEntry> labs = select_labs(manifest, {name});
+    ASSERT_EQ(labs.size(), 1u) << name;
+    EXPECT_EQ(labs[0].id, "01-hello-world") << name;
+  }
+  EXPECT_EQ(select_labs(manifest, {}).size(), 2u);
+  EXPECT_EQ(select_labs(manifest, {"abc", "2", "01"}).size(), 2u);
+  try {
+    select_labs(manifest, {"foo"});
+    FAIL() << "no error";
+  } catch (const GraderError& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown lab 'foo'; the labs are: 01-hello-world, 02-abc");
+  }
+}
+
+TEST(Manifest, MissingFileSaysHowToBuild) {
+  try {
+    load_manifest("/nonexistent/workbook-labs.json");
+    FAIL() << "no error";
+  } catch (const GraderError& e) {
+    EXPECT_NE(std::string(e.what()).find("./workbook grade"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace workbook::grader
