@@ -5,7 +5,7 @@ find_package(GTest QUIET)
 # Debian's googletest package and others ship only the sources: build them here.
 set(WORKBOOK_GTEST_SOURCE "" CACHE PATH "A GoogleTest source tree to build when no installed GTest is found")
 if(NOT GTest_FOUND)
-  foreach(candidate ${WORKBOOK_GTEST_SOURCE} /usr/src/googletest)
+  foreach(candidate ${WORKBOOK_GTEST_SOURCE} $ENV{WORKBOOK_GTEST_SOURCE} /usr/src/googletest)
     if(EXISTS ${candidate}/CMakeLists.txt)
       message(STATUS "Building GoogleTest from ${candidate}")
       set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
@@ -25,7 +25,7 @@ if(NOT GTest_FOUND)
     "  Fedora:        sudo dnf install gtest-devel\n"
     "  Conda:         conda install -c conda-forge gtest\n"
     "or point CMake at an installed copy with -DGTest_DIR=<prefix>/lib/cmake/GTest,\n"
-    "or at a source tree with -DWORKBOOK_GTEST_SOURCE=<googletest checkout>.")
+    "or at a source tree with -DWORKBOOK_GTEST_SOURCE=<googletest checkout> (or that environment variable).")
 endif()
 
 find_package(nlohmann_json 3.2 QUIET)
