@@ -80,8 +80,12 @@ LabScore score_lab(const LabRubric& rubric, const LabRun& run) {
         score.problem = "rubric problem: group '" + group.name + "' matches no test (" + globs + ")";
       }
     } else {
-      score.score = group.points * static_cast<double>(score.passed) / static_cast<double>(score.matched);
-      if (score.passed != score.matched) all_group_tests_pass = false;
+      // A group is all or nothing: its tests together show one skill, and a
+      // partly done lab (or the untouched skeleton) must not collect points
+      // from tests that happen to pass on the code it was given.
+      const bool group_passes = score.passed == score.matched;
+      score.score = group_passes ? group.points : 0.0;
+      if (!group_passes) all_group_tests_pass = false;
     }
     lab.score += score.score;
     lab.max_score += score.points;

@@ -15,7 +15,7 @@ namespace workbook::grader {
 struct GroupScore {
   std::string name;                   ///< The rubric group's name.
   double points = 0;                  ///< Maximum.
-  double score = 0;                   ///< points * passed / matched.
+  double score = 0;                   ///< points when every matched test passed, else 0.
   std::size_t matched = 0;            ///< Tests the group's globs match.
   std::size_t passed = 0;             ///< Of those, how many passed.
   std::vector<std::string> failing;   ///< Names of matched tests that did not pass.
@@ -54,7 +54,7 @@ struct LabScore {
 /// @return A value in [0, 1].
 double speed_fraction(double ratio, double floor, double target);
 
-/// @brief Scores one lab. Group score = points * passed / matched (0 when the
+/// @brief Scores one lab. Group score = its points when every test it matches passed, else 0 (0 when the
 /// group matches no test). Speed items score only when every group test of the
 /// lab passed and the speed test reported a ratio.
 /// @param[in] rubric The lab's rubric.

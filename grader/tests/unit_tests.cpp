@@ -171,7 +171,7 @@ TestResult make_test(const std::string& name, TestStatus status, std::optional<d
 
 LabRubric abc_rubric() { return parse_rubric(valid_rubric(), "r.json").labs.at("02-abc"); }
 
-TEST(Scoring, GroupScoreIsProportionalToPassingTests) {
+TEST(Scoring, GroupScoresOnlyWhenEveryTestPasses) {
   LabRun run;
   run.lab_id = "02-abc";
   run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSizes/AbcTest.MatchesHost/0", TestStatus::passed),
@@ -182,14 +182,14 @@ TEST(Scoring, GroupScoreIsProportionalToPassingTests) {
   ASSERT_EQ(score.groups.size(), 1u);
   EXPECT_EQ(score.groups[0].matched, 4u);
   EXPECT_EQ(score.groups[0].passed, 2u);
-  EXPECT_DOUBLE_EQ(score.groups[0].score, 3.0);
+  EXPECT_DOUBLE_EQ(score.groups[0].score, 0.0);
   EXPECT_EQ(score.groups[0].failing.size(), 2u);
   EXPECT_FALSE(score.correct);
   // Speed points are only for correct code, however fast.
   ASSERT_EQ(score.speed.size(), 1u);
   EXPECT_DOUBLE_EQ(score.speed[0].score, 0.0);
   EXPECT_EQ(score.speed[0].summary, "not scored: fails correctness");
-  EXPECT_DOUBLE_EQ(score.score, 3.0);
+  EXPECT_DOUBLE_EQ(score.score, 0.0);
   EXPECT_DOUBLE_EQ(score.max_score, 10.0);
   EXPECT_EQ(score.passed, 3u);
   EXPECT_EQ(score.total, 5u);
@@ -319,7 +319,7 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
   report.scores.push_back(score_lab(abc_rubric(), run));
   report.runs.push_back(run);
   const json results = gradescope_json(report);
-  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 0.0);  // A failing test empties its group.
   ASSERT_EQ(results["tests"].size(), 2u);
   EXPECT_EQ(results["tests"][0]["name"], "02-abc: correct for any n");
   EXPECT_EQ(results["tests"][0]["status"], "failed");
@@ -339,7 +339,7 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
   const std::string text = format_terminal_report(report, false);
   EXPECT_NE(text.find("GPU: Fake GPU"), std::string::npos);
   EXPECT_NE(text.find("not scored: fails correctness"), std::string::npos);
-  EXPECT_NE(text.find("3.0/10"), std::string::npos);
+  EXPECT_NE(text.find("0.0/10"), std::string::npos);
   EXPECT_EQ(text.find("\x1b["), std::string::npos);  // No colour when asked for none.
   EXPECT_NE(format_terminal_report(report, true).find("\x1b["), std::string::npos);
 }
