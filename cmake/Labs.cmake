@@ -80,7 +80,7 @@ function(workbook_add_lab folder base)
         LABELS "lab;gpu"
         RESOURCE_LOCK gpu
         TIMEOUT 300
-        SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+        SKIP_REGULAR_EXPRESSION "workbook-skip:")
   endif()
 
   # Remember the lab for the grader's manifest.
