@@ -15,15 +15,15 @@ enum class ColorMode { automatic, always, never };
 /// @brief Parsed command-line options.
 struct Options {
   std::string manifest = "build/workbook-labs.json";  ///< --manifest.
-  std::string rubric;                 ///< --rubric; empty: the manifest's.
-  std::string json_path;              ///< --json: Gradescope results.json.
-  std::string junit_path;             ///< --junit: JUnit XML.
-  bool solutions = false;             ///< --solutions: grade the reference solutions.
-  std::optional<std::uint64_t> seed;  ///< --seed.
-  double timeout_scale = 1.0;         ///< --timeout-scale.
-  ColorMode color = ColorMode::automatic;  ///< --color.
-  bool help = false;                  ///< --help.
-  std::vector<std::string> labs;      ///< Positional lab names; empty: all.
+  std::string rubric;                                 ///< --rubric; empty: the manifest's.
+  std::string json_path;                              ///< --json: Gradescope results.json.
+  std::string junit_path;                             ///< --junit: JUnit XML.
+  bool solutions = false;                             ///< --solutions: grade the reference solutions.
+  std::optional<std::uint64_t> seed;                  ///< --seed.
+  double timeout_scale = 1.0;                         ///< --timeout-scale.
+  ColorMode color = ColorMode::automatic;             ///< --color.
+  bool help = false;                                  ///< --help.
+  std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
 };
 
 /// @brief Parses the command line. Options take "--name value" or "--name=value".

@@ -1,10 +1,9 @@
 #include "gtest_protocol.hpp"
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 namespace workbook::grader {
 namespace {
@@ -86,7 +85,8 @@ std::vector<ResultEvent> parse_result_lines(const std::string& text) {
       if (out.test.empty()) continue;
       if (out.status != "passed" && out.status != "failed" && out.status != "skipped") {
         // An unknown status is never a pass.
-        out.message = "unknown status '" + out.status + "' reported" + (out.message.empty() ? "" : ": " + out.message);
+        out.message =
+            "unknown status '" + out.status + "' reported" + (out.message.empty() ? "" : ": " + out.message);
         out.status = "failed";
       }
       const auto time = record.find("time_ms");
@@ -94,7 +94,8 @@ std::vector<ResultEvent> parse_result_lines(const std::string& text) {
       const auto metrics = record.find("metrics");
       if (metrics != record.end() && metrics->is_object()) {
         const auto speed = metrics->find("speed");
-        if (speed != metrics->end() && speed->is_object() && speed->contains("ratio") && speed->at("ratio").is_number()) {
+        if (speed != metrics->end() && speed->is_object() && speed->contains("ratio") &&
+            speed->at("ratio").is_number()) {
           SpeedMetric metric;
           const auto number = [&speed](const char* key) {
             const auto it = speed->find(key);
@@ -136,7 +137,8 @@ std::string make_gtest_filter(const std::vector<std::string>& wanted, const std:
   std::set<std::string> whole_suites_done;
   for (const std::string& test : wanted) {
     const std::string suite = suite_of(test);
-    const bool whole = suite_size.count(suite) != 0 && wanted_in_suite[suite] == suite_size[suite] && suite_size[suite] > 1;
+    const bool whole =
+        suite_size.count(suite) != 0 && wanted_in_suite[suite] == suite_size[suite] && suite_size[suite] > 1;
     std::string pattern;
     if (whole) {
       if (!whole_suites_done.insert(suite).second) continue;

@@ -23,13 +23,13 @@ struct SpeedMetric {
 /// @brief One record of the result stream.
 struct ResultEvent {
   enum class Kind { start, end, abort };
-  Kind kind = Kind::start;          ///< Which record.
-  std::string test;                 ///< "Suite.Name" (start, end).
-  std::string status;               ///< "passed", "failed" or "skipped" (end).
-  std::string message;              ///< Failure text (end).
-  double time_ms = 0;               ///< Duration (end).
-  std::optional<SpeedMetric> speed; ///< metrics.speed when present and well-formed (end).
-  std::string reason;               ///< Why the program stops (abort).
+  Kind kind = Kind::start;           ///< Which record.
+  std::string test;                  ///< "Suite.Name" (start, end).
+  std::string status;                ///< "passed", "failed" or "skipped" (end).
+  std::string message;               ///< Failure text (end).
+  double time_ms = 0;                ///< Duration (end).
+  std::optional<SpeedMetric> speed;  ///< metrics.speed when present and well-formed (end).
+  std::string reason;                ///< Why the program stops (abort).
 };
 
 /// @brief Parses the output of --gtest_list_tests into full test names.

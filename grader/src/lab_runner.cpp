@@ -48,9 +48,12 @@ std::string format_seconds(double seconds) {
 
 const char* to_string(TestStatus status) {
   switch (status) {
-    case TestStatus::passed: return "passed";
-    case TestStatus::skipped: return "skipped";
-    case TestStatus::failed: break;
+    case TestStatus::passed:
+      return "passed";
+    case TestStatus::skipped:
+      return "skipped";
+    case TestStatus::failed:
+      break;
   }
   return "failed";
 }
@@ -60,7 +63,8 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   run.lab_id = lab_id;
   run.log_dir = options.work_dir;
   const auto started = Clock::now();
-  const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
+  const auto deadline =
+      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
   const std::string budget = format_seconds(options.timeout_s);
   const auto finish = [&run, started] {
     run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -76,8 +80,9 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   list.env.emplace_back("WORKBOOK_RESULTS", "");  // Listing reports nothing.
   list.stdout_path = options.work_dir + "/list.out";
   list.stderr_path = options.work_dir + "/list.err";
-  const auto list_deadline = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                                   std::chrono::duration<double>(kListTimeoutS)));
+  const auto list_deadline =
+      std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(kListTimeoutS)));
   const ProcessOutcome listed = run_process(list, list_deadline, {});
   if (listed.end == ProcessOutcome::End::timed_out) {
     run.timed_out = true;
@@ -122,8 +127,8 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
         results[name] = failed(name, "not run: the test program crashed " + std::to_string(attempt) +
                                          " times, so the grader gave up on this lab");
       }
-      run.notes.push_back("gave up after " + std::to_string(attempt) + " crashes; " + tests_count(remaining.size()) +
-                          " not run");
+      run.notes.push_back("gave up after " + std::to_string(attempt) + " crashes; " +
+                          tests_count(remaining.size()) + " not run");
       break;
     }
     const std::string tag = std::to_string(attempt + 1);
@@ -208,13 +213,14 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
     const std::string how = describe_outcome(outcome);
     const bool clean_exit = outcome.end == ProcessOutcome::End::exited &&
                             (outcome.exit_code == 0 || outcome.exit_code == 1);  // 1: some test failed.
-    const std::string tail = clean_exit && current.empty() ? std::string() : tail_lines(spec.stdout_path, kCrashTailLines);
+    const std::string tail =
+        clean_exit && current.empty() ? std::string() : tail_lines(spec.stdout_path, kCrashTailLines);
     const std::size_t left_after = remaining_tests().size() - (current.empty() ? 0 : 1);
-    const std::string resume_note = left_after > 0 ? "; the " + tests_count(left_after) +
-                                                         " after it ran in a fresh process"
-                                                   : "";
+    const std::string resume_note =
+        left_after > 0 ? "; the " + tests_count(left_after) + " after it ran in a fresh process" : "";
     if (!current.empty()) {
-      results[current] = failed(current, with_output("crashed: the test program " + how + " during this test", tail));
+      results[current] =
+          failed(current, with_output("crashed: the test program " + how + " during this test", tail));
       run.notes.push_back(current + ": the test program " + how + resume_note);
     } else if (!abort_reason.empty()) {
       run.notes.push_back(abort_reason + resume_note);
@@ -225,9 +231,10 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
       // Nothing ran at all: restarting would loop forever.
       for (const std::string& name : remaining_tests()) {
         // A program that ran cleanly but wrote no records does not speak the protocol.
-        const std::string why = clean_exit ? "not run: the test program " + how + " without reporting this test " +
-                                                 "(it wrote no WORKBOOK_RESULTS records)"
-                                           : "not run: the test program " + how + " before running it";
+        const std::string why = clean_exit
+                                    ? "not run: the test program " + how + " without reporting this test " +
+                                          "(it wrote no WORKBOOK_RESULTS records)"
+                                    : "not run: the test program " + how + " before running it";
         results[name] = failed(name, with_output(why, tail_lines(spec.stdout_path, kCrashTailLines)));
       }
       break;

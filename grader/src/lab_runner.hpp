@@ -26,32 +26,32 @@ enum class TestStatus { passed, failed, skipped };
 
 /// @brief One test's result as the grader decided it.
 struct TestResult {
-  std::string name;                  ///< "Suite.Name".
+  std::string name;                        ///< "Suite.Name".
   TestStatus status = TestStatus::failed;  ///< Never passed unless its "end" record said so.
-  std::string message;               ///< Why it failed or was skipped.
-  double time_ms = 0;                ///< Reported duration.
-  std::optional<SpeedMetric> speed;  ///< Speed measurement, when reported.
+  std::string message;                     ///< Why it failed or was skipped.
+  double time_ms = 0;                      ///< Reported duration.
+  std::optional<SpeedMetric> speed;        ///< Speed measurement, when reported.
 };
 
 /// @brief Everything learned from running one lab.
 struct LabRun {
-  std::string lab_id;               ///< e.g. "02-abc".
-  std::vector<TestResult> tests;    ///< In listed order (then any unlisted ones).
-  std::string error;                ///< Lab-level failure (could not list tests...); empty when none.
-  std::vector<std::string> notes;   ///< Crashes, resumes, timeouts: what happened, for the report.
-  bool timed_out = false;           ///< The lab used up its wall-clock budget.
-  double seconds = 0;               ///< Wall-clock time of all its processes.
-  int processes = 0;                ///< How many times its test program was started (listing excluded).
-  std::string log_dir;              ///< Where its logs are.
+  std::string lab_id;              ///< e.g. "02-abc".
+  std::vector<TestResult> tests;   ///< In listed order (then any unlisted ones).
+  std::string error;               ///< Lab-level failure (could not list tests...); empty when none.
+  std::vector<std::string> notes;  ///< Crashes, resumes, timeouts: what happened, for the report.
+  bool timed_out = false;          ///< The lab used up its wall-clock budget.
+  double seconds = 0;              ///< Wall-clock time of all its processes.
+  int processes = 0;               ///< How many times its test program was started (listing excluded).
+  std::string log_dir;             ///< Where its logs are.
 };
 
 /// @brief How to run a lab.
 struct RunOptions {
-  std::string binary;                   ///< The lab's test program.
-  std::string rubric_path;              ///< Passed as WORKBOOK_RUBRIC.
-  std::optional<std::uint64_t> seed;    ///< Passed as WORKBOOK_SEED when set.
-  double timeout_s = 300;               ///< Budget for all of the lab's processes.
-  std::string work_dir;                 ///< Existing directory for logs and result files.
+  std::string binary;                 ///< The lab's test program.
+  std::string rubric_path;            ///< Passed as WORKBOOK_RUBRIC.
+  std::optional<std::uint64_t> seed;  ///< Passed as WORKBOOK_SEED when set.
+  double timeout_s = 300;             ///< Budget for all of the lab's processes.
+  std::string work_dir;               ///< Existing directory for logs and result files.
   /// Called as tests finish: (finished, total).
   std::function<void(std::size_t, std::size_t)> progress;
 };

@@ -10,10 +10,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "error.hpp"
@@ -61,7 +60,8 @@ std::string describe_gpu() {
   }
   std::string reason;
   if (!workbook::cuda_device_available(&reason)) {
-    throw GraderError("grading needs a CUDA-capable GPU and none was found (" + (reason.empty() ? "no device" : reason) +
+    throw GraderError("grading needs a CUDA-capable GPU and none was found (" +
+                          (reason.empty() ? "no device" : reason) +
                           "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
                       kExitNoGpu);
   }
@@ -70,7 +70,8 @@ std::string describe_gpu() {
     return info.name + ", compute capability " + std::to_string(info.compute_major) + "." +
            std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs";
   } catch (const std::exception& e) {
-    throw GraderError(std::string("grading needs a CUDA-capable GPU and the device could not be queried (") + e.what() +
+    throw GraderError(std::string("grading needs a CUDA-capable GPU and the device could not be queried (") +
+                          e.what() +
                           "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
                       kExitNoGpu);
   }
@@ -111,7 +112,8 @@ class Progress {
     } else {
       text += std::to_string(score.passed) + "/" + std::to_string(score.total) + " tests passed";
     }
-    text += " in " + format_seconds(static_cast<double>(static_cast<long long>(run.seconds * 10)) / 10) + " s";
+    text +=
+        " in " + format_seconds(static_cast<double>(static_cast<long long>(run.seconds * 10)) / 10) + " s";
     if (run.timed_out) text += " (timed out)";
     if (terminal_) {
       draw(text);
@@ -158,7 +160,8 @@ int grade(const std::vector<std::string>& args) {
   for (const LabEntry& lab : labs) {
     const std::string& binary = options.solutions ? lab.solution_tests : lab.student_tests;
     if (binary.empty()) {
-      throw GraderError("lab " + lab.id + " has no solution tests in the build, so --solutions cannot grade it " +
+      throw GraderError("lab " + lab.id +
+                        " has no solution tests in the build, so --solutions cannot grade it " +
                         "(configure with -DWORKBOOK_BUILD_SOLUTIONS=ON, or leave out --solutions)");
     }
     if (::access(binary.c_str(), X_OK) != 0) {
@@ -200,7 +203,8 @@ int grade(const std::vector<std::string>& args) {
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   std::cout << "\n" << format_terminal_report(report, use_color(options.color)) << std::flush;
-  if (!options.json_path.empty()) write_output_file(options.json_path, gradescope_json(report).dump(2) + "\n");
+  if (!options.json_path.empty())
+    write_output_file(options.json_path, gradescope_json(report).dump(2) + "\n");
   if (!options.junit_path.empty()) write_output_file(options.junit_path, junit_xml(report));
   return 0;
 }

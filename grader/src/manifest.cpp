@@ -2,9 +2,8 @@
 
 #include <cctype>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "error.hpp"
 
@@ -13,15 +12,18 @@ namespace {
 
 const char* const kBuildHint = "run ./workbook grade, which builds the workbook first";
 
-std::string string_field(const nlohmann::json& object, const char* key, bool required, const std::string& where,
-                         const std::string& path) {
+std::string string_field(const nlohmann::json& object, const char* key, bool required,
+                         const std::string& where, const std::string& path) {
   const auto it = object.find(key);
   if (it == object.end()) {
-    if (required) throw GraderError("the build manifest " + path + " is malformed: " + where + " has no \"" + key + "\"; " + kBuildHint);
+    if (required)
+      throw GraderError("the build manifest " + path + " is malformed: " + where + " has no \"" + key +
+                        "\"; " + kBuildHint);
     return {};
   }
   if (!it->is_string()) {
-    throw GraderError("the build manifest " + path + " is malformed: " + where + "." + key + " is not a string; " + kBuildHint);
+    throw GraderError("the build manifest " + path + " is malformed: " + where + "." + key +
+                      " is not a string; " + kBuildHint);
   }
   return it->get<std::string>();
 }
@@ -58,7 +60,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw GraderError("the build manifest " + path + " is not valid JSON (" + e.what() + "); " + kBuildHint);
   }
-  if (!root.is_object()) throw GraderError("the build manifest " + path + " is not a JSON object; " + kBuildHint);
+  if (!root.is_object())
+    throw GraderError("the build manifest " + path + " is not a JSON object; " + kBuildHint);
   Manifest manifest;
   manifest.path = path;
   manifest.source_dir = string_field(root, "source_dir", false, "the top level", path);
@@ -70,7 +73,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   for (std::size_t i = 0; i < labs->size(); ++i) {
     const nlohmann::json& entry = (*labs)[i];
     const std::string where = "labs[" + std::to_string(i) + "]";
-    if (!entry.is_object()) throw GraderError("the build manifest " + path + " is malformed: " + where + " is not an object");
+    if (!entry.is_object())
+      throw GraderError("the build manifest " + path + " is malformed: " + where + " is not an object");
     LabEntry lab;
     lab.id = string_field(entry, "id", true, where, path);
     lab.base = string_field(entry, "base", false, where, path);

@@ -21,10 +21,10 @@ struct LabEntry {
 
 /// @brief The whole manifest.
 struct Manifest {
-  std::string path;             ///< Where it was read from.
-  std::string source_dir;       ///< The workbook's source tree.
-  std::string rubric;           ///< Default rubric path.
-  std::vector<LabEntry> labs;   ///< In build order.
+  std::string path;            ///< Where it was read from.
+  std::string source_dir;      ///< The workbook's source tree.
+  std::string rubric;          ///< Default rubric path.
+  std::vector<LabEntry> labs;  ///< In build order.
 };
 
 /// @brief Reads and checks the manifest.

@@ -47,7 +47,8 @@ void kill_group(pid_t group) {
 
 }  // namespace
 
-ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline, const std::function<void()>& on_tick) {
+ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
+                           const std::function<void()>& on_tick) {
   ProcessOutcome outcome;
   if (spec.argv.empty()) {
     outcome.error = "nothing to run";
@@ -159,17 +160,28 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline, 
 
 std::string describe_signal(int signal) {
   switch (signal) {
-    case SIGSEGV: return "SIGSEGV (segmentation fault)";
-    case SIGABRT: return "SIGABRT (abort)";
-    case SIGBUS: return "SIGBUS (bus error)";
-    case SIGFPE: return "SIGFPE (arithmetic error)";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGKILL: return "SIGKILL (killed)";
-    case SIGTERM: return "SIGTERM (terminated)";
-    case SIGINT: return "SIGINT (interrupted)";
-    case SIGPIPE: return "SIGPIPE (broken pipe)";
-    case SIGTRAP: return "SIGTRAP (trap)";
-    default: break;
+    case SIGSEGV:
+      return "SIGSEGV (segmentation fault)";
+    case SIGABRT:
+      return "SIGABRT (abort)";
+    case SIGBUS:
+      return "SIGBUS (bus error)";
+    case SIGFPE:
+      return "SIGFPE (arithmetic error)";
+    case SIGILL:
+      return "SIGILL (illegal instruction)";
+    case SIGKILL:
+      return "SIGKILL (killed)";
+    case SIGTERM:
+      return "SIGTERM (terminated)";
+    case SIGINT:
+      return "SIGINT (interrupted)";
+    case SIGPIPE:
+      return "SIGPIPE (broken pipe)";
+    case SIGTRAP:
+      return "SIGTRAP (trap)";
+    default:
+      break;
   }
   const char* text = ::strsignal(signal);
   return "signal " + std::to_string(signal) + (text != nullptr ? std::string(" (") + text + ")" : "");
@@ -177,10 +189,14 @@ std::string describe_signal(int signal) {
 
 std::string describe_outcome(const ProcessOutcome& outcome) {
   switch (outcome.end) {
-    case ProcessOutcome::End::exited: return "exited with code " + std::to_string(outcome.exit_code);
-    case ProcessOutcome::End::signaled: return "was killed by signal " + describe_signal(outcome.signal);
-    case ProcessOutcome::End::timed_out: return "ran out of time";
-    case ProcessOutcome::End::failed_to_start: return "could not start (" + outcome.error + ")";
+    case ProcessOutcome::End::exited:
+      return "exited with code " + std::to_string(outcome.exit_code);
+    case ProcessOutcome::End::signaled:
+      return "was killed by signal " + describe_signal(outcome.signal);
+    case ProcessOutcome::End::timed_out:
+      return "ran out of time";
+    case ProcessOutcome::End::failed_to_start:
+      return "could not start (" + outcome.error + ")";
   }
   return "ended";
 }

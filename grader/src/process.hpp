@@ -16,10 +16,10 @@ using Clock = std::chrono::steady_clock;
 
 /// @brief What to run.
 struct ProcessSpec {
-  std::vector<std::string> argv;                            ///< argv[0] is the program path.
-  std::vector<std::pair<std::string, std::string>> env;    ///< Set on top of the grader's environment.
-  std::string stdout_path;                                  ///< File for stdout (appended).
-  std::string stderr_path;                                  ///< File for stderr (appended); may equal stdout_path.
+  std::vector<std::string> argv;                         ///< argv[0] is the program path.
+  std::vector<std::pair<std::string, std::string>> env;  ///< Set on top of the grader's environment.
+  std::string stdout_path;                               ///< File for stdout (appended).
+  std::string stderr_path;  ///< File for stderr (appended); may equal stdout_path.
 };
 
 /// @brief How a child process ended.
@@ -40,7 +40,8 @@ struct ProcessOutcome {
 /// @param[in] deadline When to give up.
 /// @param[in] on_tick Called about every 100 ms while it runs (may be empty).
 /// @return How it ended.
-ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline, const std::function<void()>& on_tick);
+ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
+                           const std::function<void()>& on_tick);
 
 /// @brief A signal's name and meaning, e.g. "SIGSEGV (segmentation fault)".
 /// @param[in] signal The signal number.

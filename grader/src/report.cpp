@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "error.hpp"
 
@@ -48,7 +47,8 @@ std::string indent(const std::string& text, const std::string& prefix) {
 
 std::string tests_cell(const LabRun& run, const LabScore& score) {
   if (!run.error.empty()) return "error";
-  return std::to_string(score.passed) + "/" + std::to_string(score.total) + (run.timed_out ? " (timed out)" : "");
+  return std::to_string(score.passed) + "/" + std::to_string(score.total) +
+         (run.timed_out ? " (timed out)" : "");
 }
 
 std::string speed_cell(const LabScore& score) {
@@ -66,11 +66,14 @@ std::string group_output(const LabRun& run, const GroupScore& group) {
   if (!group.problem.empty()) return group.problem;
   if (!run.error.empty()) return "the lab could not be graded: " + run.error;
   if (group.failing.empty()) return "all " + std::to_string(group.matched) + " tests passed";
-  std::string out = std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed. Failing:";
+  std::string out =
+      std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed. Failing:";
   for (const std::string& name : group.failing) {
-    const auto test = std::find_if(run.tests.begin(), run.tests.end(), [&name](const TestResult& t) { return t.name == name; });
+    const auto test = std::find_if(run.tests.begin(), run.tests.end(),
+                                   [&name](const TestResult& t) { return t.name == name; });
     out += "\n- " + name;
-    if (test != run.tests.end() && !test->message.empty()) out += "\n" + indent(first_lines(test->message, kMessageLines), "    ");
+    if (test != run.tests.end() && !test->message.empty())
+      out += "\n" + indent(first_lines(test->message, kMessageLines), "    ");
     if (!out.empty() && out.back() == '\n') out.pop_back();
   }
   return out;
@@ -91,7 +94,8 @@ double total_max_score(const GradeReport& report) {
 }
 
 std::string header_line(const GradeReport& report) {
-  return "GPU: " + report.gpu + " | seed: " + report.seed + (report.solutions ? " | grading the reference solutions" : "");
+  return "GPU: " + report.gpu + " | seed: " + report.seed +
+         (report.solutions ? " | grading the reference solutions" : "");
 }
 
 std::string format_table(const GradeReport& report, bool color) {
@@ -109,13 +113,16 @@ std::string format_table(const GradeReport& report, bool color) {
     passed += score.passed;
     total += score.total;
     const bool all_pass = run.error.empty() && score.passed == score.total;
-    rows.push_back({run.lab_id, tests_cell(run, score), speed_cell(score), points_text(score.score, score.max_score),
-                    all_pass ? kGreen : (score.passed == 0 ? kRed : kYellow), grade_color(score.score, score.max_score)});
+    rows.push_back({run.lab_id, tests_cell(run, score), speed_cell(score),
+                    points_text(score.score, score.max_score),
+                    all_pass ? kGreen : (score.passed == 0 ? kRed : kYellow),
+                    grade_color(score.score, score.max_score)});
   }
   const double sum = total_score(report);
   const double max_sum = total_max_score(report);
-  Row total_row{"Total", std::to_string(passed) + "/" + std::to_string(total), "", points_text(sum, max_sum), kBold,
-                grade_color(sum, max_sum)};
+  Row total_row{"Total", std::to_string(passed) + "/" + std::to_string(total),
+                "",      points_text(sum, max_sum),
+                kBold,   grade_color(sum, max_sum)};
 
   std::size_t widths[3] = {3, 5, 5};
   for (const Row& row : rows) {
@@ -129,8 +136,10 @@ std::string format_table(const GradeReport& report, bool color) {
     return pad(row.lab, widths[0]) + "  " + paint(pad(row.tests, widths[1]), row.tests_color, color) + "  " +
            pad(row.speed, widths[2]) + "  " + paint(row.points, row.points_color, color) + "\n";
   };
-  std::string out = paint(pad("Lab", widths[0]) + "  " + pad("Tests", widths[1]) + "  " + pad("Speed", widths[2]) + "  Points",
-                          kBold, color) + "\n";
+  std::string out = paint(pad("Lab", widths[0]) + "  " + pad("Tests", widths[1]) + "  " +
+                              pad("Speed", widths[2]) + "  Points",
+                          kBold, color) +
+                    "\n";
   for (const Row& row : rows) out += line(row);
   out += line(total_row);
   return out;
@@ -167,8 +176,9 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
                  " more failing tests (every one is in the --junit and --json reports)\n";
     }
     for (const SpeedScore& item : score.speed) {
-      speed += "  " + run.lab_id + " " + item.item.name + ": " + (item.detail.empty() ? item.summary : item.detail) +
-               " -> " + points_text(item.score, item.item.points) + " points\n";
+      speed += "  " + run.lab_id + " " + item.item.name + ": " +
+               (item.detail.empty() ? item.summary : item.detail) + " -> " +
+               points_text(item.score, item.item.points) + " points\n";
     }
     for (const std::string& note : run.notes) notes += "  " + run.lab_id + ": " + note + "\n";
     for (const GroupScore& group : score.groups) {
@@ -200,7 +210,8 @@ nlohmann::json gradescope_json(const GradeReport& report) {
     const LabRun& run = report.runs[i];
     const LabScore& score = report.scores[i];
     for (const GroupScore& group : score.groups) {
-      const bool passed = group.problem.empty() && run.error.empty() && group.matched > 0 && group.failing.empty();
+      const bool passed =
+          group.problem.empty() && run.error.empty() && group.matched > 0 && group.failing.empty();
       tests.push_back({{"name", run.lab_id + ": " + group.name},
                        {"score", group.score},
                        {"max_score", group.points},
@@ -242,25 +253,28 @@ std::string junit_xml(const GradeReport& report) {
     std::string cases;
     if (!run.error.empty()) {
       ++failures;
-      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"(lab)\" time=\"0.000\">\n"
-               "      <failure message=\"" + xml_escape(first_lines(run.error, 1), true) + "\">" + xml_escape(run.error) +
+      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) +
+               "\" name=\"(lab)\" time=\"0.000\">\n"
+               "      <failure message=\"" +
+               xml_escape(first_lines(run.error, 1), true) + "\">" + xml_escape(run.error) +
                "</failure>\n    </testcase>\n";
     }
     for (const TestResult& test : run.tests) {
-      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"" + xml_escape(test.name, true) +
-               "\" time=\"" + seconds(test.time_ms / 1000.0) + "\"";
+      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"" +
+               xml_escape(test.name, true) + "\" time=\"" + seconds(test.time_ms / 1000.0) + "\"";
       if (test.status == TestStatus::passed) {
         cases += "/>\n";
         continue;
       }
-      const std::string summary = test.message.empty() ? to_string(test.status) : first_lines(test.message, 1);
+      const std::string summary =
+          test.message.empty() ? to_string(test.status) : first_lines(test.message, 1);
       if (test.status == TestStatus::skipped) {
         ++skipped;
         cases += ">\n      <skipped message=\"" + xml_escape(summary, true) + "\"/>\n    </testcase>\n";
       } else {
         ++failures;
-        cases += ">\n      <failure message=\"" + xml_escape(summary, true) + "\">" + xml_escape(test.message) +
-                 "</failure>\n    </testcase>\n";
+        cases += ">\n      <failure message=\"" + xml_escape(summary, true) + "\">" +
+                 xml_escape(test.message) + "</failure>\n    </testcase>\n";
       }
     }
     const std::size_t count = run.tests.size() + (run.error.empty() ? 0 : 1);
@@ -268,8 +282,8 @@ std::string junit_xml(const GradeReport& report) {
     all_failures += failures;
     all_skipped += skipped;
     suites += "  <testsuite name=\"" + xml_escape(run.lab_id, true) + "\" tests=\"" + std::to_string(count) +
-              "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" + std::to_string(skipped) +
-              "\" time=\"" + seconds(run.seconds) + "\">\n" + cases;
+              "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
+              std::to_string(skipped) + "\" time=\"" + seconds(run.seconds) + "\">\n" + cases;
     if (!run.notes.empty()) {
       std::string notes;
       for (const std::string& note : run.notes) notes += note + "\n";
@@ -277,9 +291,10 @@ std::string junit_xml(const GradeReport& report) {
     }
     suites += "  </testsuite>\n";
   }
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"workbook\" tests=\"" + std::to_string(all_tests) +
-         "\" failures=\"" + std::to_string(all_failures) + "\" errors=\"0\" skipped=\"" + std::to_string(all_skipped) +
-         "\" time=\"" + seconds(report.seconds) + "\">\n" + suites + "</testsuites>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"workbook\" tests=\"" +
+         std::to_string(all_tests) + "\" failures=\"" + std::to_string(all_failures) +
+         "\" errors=\"0\" skipped=\"" + std::to_string(all_skipped) + "\" time=\"" + seconds(report.seconds) +
+         "\">\n" + suites + "</testsuites>\n";
 }
 
 std::string xml_escape(std::string_view text, bool attribute) {
@@ -287,14 +302,30 @@ std::string xml_escape(std::string_view text, bool attribute) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\r': out += attribute ? "&#13;" : "\r"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\r':
+        out += attribute ? "&#13;" : "\r";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
       default:
         // XML 1.0 allows no other control characters, not even escaped.
         out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;

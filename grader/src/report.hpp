@@ -2,11 +2,10 @@
 /// @brief The grade reports: terminal table, Gradescope results.json, JUnit XML.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "lab_runner.hpp"
 #include "scoring.hpp"
@@ -20,13 +19,13 @@ constexpr std::size_t kFailuresShownPerLab = 10;
 
 /// @brief Everything a report shows.
 struct GradeReport {
-  std::string gpu;              ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
-  std::string seed;             ///< The seed, or "default".
-  bool solutions = false;       ///< Graded the reference solutions.
-  std::vector<LabRun> runs;     ///< One per lab graded.
-  std::vector<LabScore> scores; ///< Same order as runs.
-  double seconds = 0;           ///< Wall-clock time of the whole grading.
-  std::string log_dir;          ///< Where the labs' logs are kept.
+  std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
+  std::string seed;              ///< The seed, or "default".
+  bool solutions = false;        ///< Graded the reference solutions.
+  std::vector<LabRun> runs;      ///< One per lab graded.
+  std::vector<LabScore> scores;  ///< Same order as runs.
+  double seconds = 0;            ///< Wall-clock time of the whole grading.
+  std::string log_dir;           ///< Where the labs' logs are kept.
 };
 
 /// @brief Sum of the scores.

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "error.hpp"
 
@@ -47,7 +46,8 @@ class Checker {
 
   std::string string(const json& object, const char* key, const std::string& where) const {
     const json& value = member(object, key, where);
-    if (!value.is_string() || value.get<std::string>().empty()) fail(where + "." + key, "must be a non-empty string");
+    if (!value.is_string() || value.get<std::string>().empty())
+      fail(where + "." + key, "must be a non-empty string");
     return value.get<std::string>();
   }
 
@@ -67,9 +67,11 @@ RubricGroup parse_group(const Checker& check, const json& value, const std::stri
   RubricGroup group;
   group.name = check.string(value, "name", where);
   const json& tests = check.member(value, "tests", where);
-  if (!tests.is_array() || tests.empty()) check.fail(where + ".tests", "must be a non-empty list of test globs");
+  if (!tests.is_array() || tests.empty())
+    check.fail(where + ".tests", "must be a non-empty list of test globs");
   for (const json& glob : tests) {
-    if (!glob.is_string() || glob.get<std::string>().empty()) check.fail(where + ".tests", "every entry must be a non-empty string");
+    if (!glob.is_string() || glob.get<std::string>().empty())
+      check.fail(where + ".tests", "every entry must be a non-empty string");
     group.tests.push_back(glob.get<std::string>());
   }
   group.points = check.number(value, "points", where);
@@ -156,7 +158,8 @@ Rubric load_rubric(const std::string& path) {
 void check_rubric_covers(const Rubric& rubric, const std::vector<std::string>& lab_ids) {
   for (const std::string& id : lab_ids) {
     if (rubric.labs.count(id) == 0) {
-      throw GraderError("rubric " + rubric.path + ": labs: no entry for lab '" + id + "', which the build has");
+      throw GraderError("rubric " + rubric.path + ": labs: no entry for lab '" + id +
+                        "', which the build has");
     }
   }
 }

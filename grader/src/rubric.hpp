@@ -3,10 +3,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace workbook::grader {
 
@@ -32,16 +31,16 @@ struct RubricSpeed {
 
 /// @brief One lab's rubric.
 struct LabRubric {
-  std::string title;                        ///< Human title.
-  double timeout_s = kDefaultLabTimeoutS;   ///< Budget for all of the lab's processes.
-  std::vector<RubricGroup> groups;          ///< Correctness groups.
-  std::vector<RubricSpeed> speed;           ///< Speed items.
+  std::string title;                       ///< Human title.
+  double timeout_s = kDefaultLabTimeoutS;  ///< Budget for all of the lab's processes.
+  std::vector<RubricGroup> groups;         ///< Correctness groups.
+  std::vector<RubricSpeed> speed;          ///< Speed items.
 };
 
 /// @brief The whole rubric.
 struct Rubric {
-  std::string path;                        ///< Where it was read from.
-  std::map<std::string, LabRubric> labs;   ///< By lab id.
+  std::string path;                       ///< Where it was read from.
+  std::map<std::string, LabRubric> labs;  ///< By lab id.
 };
 
 /// @brief Validates and converts a parsed rubric.

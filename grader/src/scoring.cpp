@@ -10,7 +10,8 @@ namespace workbook::grader {
 namespace {
 
 bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
-  return std::any_of(globs.begin(), globs.end(), [&name](const std::string& glob) { return glob_match(glob, name); });
+  return std::any_of(globs.begin(), globs.end(),
+                     [&name](const std::string& glob) { return glob_match(glob, name); });
 }
 
 const TestResult* find_test(const LabRun& run, const std::string& name) {
@@ -99,13 +100,14 @@ LabScore score_lab(const LabRubric& rubric, const LabRun& run) {
     named.insert(item.test);
     const TestResult* test = find_test(run, item.test);
     if (test != nullptr) score.metric = test->speed;
-    const std::string target_text = "target " + format_percent(item.target, 0) + ", floor " + format_percent(item.floor, 0);
+    const std::string target_text =
+        "target " + format_percent(item.target, 0) + ", floor " + format_percent(item.floor, 0);
     if (score.metric) {
       const SpeedMetric& m = *score.metric;
       char line[512];
       std::snprintf(line, sizeof line, "%.1f %s = %s of %s (%.1f %s); %s", m.value, m.unit.c_str(),
-                    format_percent(m.ratio, 1).c_str(), item.yardstick.c_str(), m.yardstick_value, m.unit.c_str(),
-                    target_text.c_str());
+                    format_percent(m.ratio, 1).c_str(), item.yardstick.c_str(), m.yardstick_value,
+                    m.unit.c_str(), target_text.c_str());
       score.detail = line;
     }
     if (!lab.correct) {
@@ -117,13 +119,14 @@ LabScore score_lab(const LabRubric& rubric, const LabRun& run) {
       score.detail = "not scored: the lab has no test " + item.test;
     } else if (!score.metric) {
       score.summary = "not measured";
-      score.detail = "not scored: " + item.test + " " + to_string(test->status) + " without reporting a speed" +
-                     (test->message.empty() ? "" : " (" + test->message.substr(0, test->message.find('\n')) + ")");
+      score.detail =
+          "not scored: " + item.test + " " + to_string(test->status) + " without reporting a speed" +
+          (test->message.empty() ? "" : " (" + test->message.substr(0, test->message.find('\n')) + ")");
     } else {
       score.scored = true;
       score.score = item.points * speed_fraction(score.metric->ratio, item.floor, item.target);
-      score.summary = format_percent(score.metric->ratio, 1) + " of " + short_yardstick(item.yardstick) + " (target " +
-                      format_percent(item.target, 0) + ")";
+      score.summary = format_percent(score.metric->ratio, 1) + " of " + short_yardstick(item.yardstick) +
+                      " (target " + format_percent(item.target, 0) + ")";
     }
     lab.score += score.score;
     lab.max_score += item.points;

@@ -9,10 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "workbook/device.hpp"
 
@@ -55,16 +54,18 @@ class GraderEndToEnd : public ::testing::Test {
     for (const char* lab : {"hang_lab", "crash_lab", "good_lab"}) {
       fs::create_symlink(WORKBOOK_FAKE_LAB_BIN, dir_ / lab);
     }
-    write_file(dir_ / "workbook-labs.json", json({{"source_dir", dir_.string()},
-                                                   {"rubric", (dir_ / "rubric.json").string()},
-                                                   {"labs",
-                                                    {{{"id", "01-hang"}, {"base", "hang"}, {"student_tests", (dir_ / "hang_lab").string()}},
-                                                     {{"id", "02-crash"}, {"base", "crash"}, {"student_tests", (dir_ / "crash_lab").string()}},
-                                                     {{"id", "03-good"},
-                                                      {"base", "good"},
-                                                      {"student_tests", (dir_ / "good_lab").string()},
-                                                      {"solution_tests", (dir_ / "good_lab").string()}}}}})
-                                                 .dump(2));
+    write_file(
+        dir_ / "workbook-labs.json",
+        json({{"source_dir", dir_.string()},
+              {"rubric", (dir_ / "rubric.json").string()},
+              {"labs",
+               {{{"id", "01-hang"}, {"base", "hang"}, {"student_tests", (dir_ / "hang_lab").string()}},
+                {{"id", "02-crash"}, {"base", "crash"}, {"student_tests", (dir_ / "crash_lab").string()}},
+                {{"id", "03-good"},
+                 {"base", "good"},
+                 {"student_tests", (dir_ / "good_lab").string()},
+                 {"solution_tests", (dir_ / "good_lab").string()}}}}})
+            .dump(2));
     write_file(dir_ / "rubric.json", R"({"version": 1, "labs": {
       "01-hang": {"title": "hangs", "timeout_s": 2,
                   "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3}]},
@@ -90,9 +91,10 @@ class GraderEndToEnd : public ::testing::Test {
 
   /// Runs the grader with @p args (a shell fragment) and the fake device.
   GraderRun grade(const std::string& args, bool assume_device = true) {
-    const std::string command = std::string(assume_device ? "WORKBOOK_GRADER_ASSUME_DEVICE=1 " : "") + "TMPDIR='" +
-                                dir_.string() + "' '" + WORKBOOK_GRADER_BIN + "' " + args + " > '" +
-                                (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() + "'";
+    const std::string command = std::string(assume_device ? "WORKBOOK_GRADER_ASSUME_DEVICE=1 " : "") +
+                                "TMPDIR='" + dir_.string() + "' '" + WORKBOOK_GRADER_BIN + "' " + args +
+                                " > '" + (dir_ / "stdout").string() + "' 2> '" + (dir_ / "stderr").string() +
+                                "'";
     GraderRun run;
     const auto started = std::chrono::steady_clock::now();
     const int status = std::system(command.c_str());
@@ -122,16 +124,17 @@ std::string testcase(const std::string& xml, const std::string& name) {
   const std::size_t short_end = xml.find("/>", at);
   const std::size_t long_end = xml.find("</testcase>", at);
   const std::size_t next = xml.find("<testcase", at);
-  if (short_end != std::string::npos && short_end < next && (long_end == std::string::npos || short_end < long_end) &&
-      xml.find('>', at) == short_end + 1) {
+  if (short_end != std::string::npos && short_end < next &&
+      (long_end == std::string::npos || short_end < long_end) && xml.find('>', at) == short_end + 1) {
     return xml.substr(at, short_end + 2 - at);
   }
   return xml.substr(at, long_end == std::string::npos ? std::string::npos : long_end - at);
 }
 
 TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
-  const GraderRun run = grade(manifest_arg() + " --seed 42 --color never --json '" + (dir_ / "out/gs/results.json").string() +
-                              "' --junit '" + (dir_ / "out/junit/report.xml").string() + "'");
+  const GraderRun run =
+      grade(manifest_arg() + " --seed 42 --color never --json '" + (dir_ / "out/gs/results.json").string() +
+            "' --junit '" + (dir_ / "out/junit/report.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_LT(run.seconds, 30.0) << "the hung lab was not stopped";
 
@@ -168,15 +171,17 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
   const json* speed = find_item(results, "03-good: bandwidth");
   ASSERT_NE(speed, nullptr);
   EXPECT_NEAR((*speed)["score"].get<double>(), 2.0, 1e-9);
-  EXPECT_NE((*speed)["output"].get<std::string>().find("575.0 GB/s = 57.5% of device-to-device copy bandwidth"),
-            std::string::npos);
+  EXPECT_NE(
+      (*speed)["output"].get<std::string>().find("575.0 GB/s = 57.5% of device-to-device copy bandwidth"),
+      std::string::npos);
   EXPECT_NEAR(results["score"].get<double>(), 0 + 0 + 2 + 4 + 2, 1e-9);
   EXPECT_NE(results["output"].get<std::string>().find("seed: 42"), std::string::npos);
 
   const std::string xml = read_file(dir_ / "out/junit/report.xml");
   EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"2\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<testsuite name=\"02-crash\" tests=\"8\" failures=\"3\""), std::string::npos) << xml;
-  EXPECT_NE(testcase(xml, "Crash.B").find("killed by signal SIGSEGV"), std::string::npos) << testcase(xml, "Crash.B");
+  EXPECT_NE(testcase(xml, "Crash.B").find("killed by signal SIGSEGV"), std::string::npos)
+      << testcase(xml, "Crash.B");
   EXPECT_NE(testcase(xml, "Crash.B").find("about to dereference a bad pointer"), std::string::npos);
   EXPECT_EQ(testcase(xml, "Crash.C").find("<failure"), std::string::npos) << testcase(xml, "Crash.C");
   EXPECT_NE(testcase(xml, "Crash.D").find("&quot;quotes&quot;"), std::string::npos);
@@ -220,7 +225,8 @@ TEST_F(GraderEndToEnd, ExitMidTestFailsItAndSpeedNeedsCorrectness) {
 
 TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {
   std::string spec;
-  for (int i = 0; i < 25; ++i) spec += (spec.empty() ? "" : ",") + std::string("Crash.T") + std::to_string(i) + "=crash";
+  for (int i = 0; i < 25; ++i)
+    spec += (spec.empty() ? "" : ",") + std::string("Crash.T") + std::to_string(i) + "=crash";
   ::setenv("FAKE_LAB_TESTS_crash_lab", spec.c_str(), 1);
   const GraderRun run = grade(manifest_arg() + " 02 --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -238,7 +244,9 @@ TEST_F(GraderEndToEnd, UnknownLabIsOneLineAndExitCode1) {
 }
 
 TEST_F(GraderEndToEnd, MalformedRubricIsOneLineNamingTheFile) {
-  write_file(dir_ / "bad.json", R"({"version": 1, "labs": {"01-hang": {"title": "x", "groups": [{"name": "g", "tests": ["*"], "points": -2}]}}})");
+  write_file(
+      dir_ / "bad.json",
+      R"({"version": 1, "labs": {"01-hang": {"title": "x", "groups": [{"name": "g", "tests": ["*"], "points": -2}]}}})");
   const GraderRun run = grade(manifest_arg() + " --rubric '" + (dir_ / "bad.json").string() + "'");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_EQ(count_lines(run.err), 1u) << run.err;
@@ -288,10 +296,13 @@ TEST_F(GraderEndToEnd, BadOptionIsExitCode1) {
 TEST_F(GraderEndToEnd, WithoutAGpuExitsWith2AndWritesNoScores) {
   std::string reason;
   if (workbook::cuda_device_available(&reason)) GTEST_SKIP() << "this machine has a GPU";
-  const GraderRun run = grade(manifest_arg() + " --json '" + (dir_ / "r.json").string() + "'", /*assume_device=*/false);
+  const GraderRun run =
+      grade(manifest_arg() + " --json '" + (dir_ / "r.json").string() + "'", /*assume_device=*/false);
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
-  EXPECT_NE(run.err.find("grading needs a CUDA-capable GPU and none was found"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("run ./workbook grade on a machine with an NVIDIA GPU"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("grading needs a CUDA-capable GPU and none was found"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("run ./workbook grade on a machine with an NVIDIA GPU"), std::string::npos)
+      << run.err;
   EXPECT_FALSE(fs::exists(dir_ / "r.json"));
 }
 

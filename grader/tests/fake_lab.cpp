@@ -23,12 +23,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "glob.hpp"
 
@@ -81,7 +80,8 @@ void list(const std::vector<FakeTest>& tests) {
     const std::string name = test.name.substr(dot + 1);
     if (this_suite != suite) {
       suite = this_suite;
-      std::cout << suite << "." << (suite.find('/') != std::string::npos ? "  # TypeParam = int" : "") << "\n";
+      std::cout << suite << "." << (suite.find('/') != std::string::npos ? "  # TypeParam = int" : "")
+                << "\n";
     }
     std::cout << "  " << name << (name.find('/') != std::string::npos ? "  # GetParam() = 33" : "") << "\n";
   }
@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
     if (!selected(filter, test.name)) continue;
     std::cout << "[ RUN      ] " << test.name << std::endl;
     results.write({{"event", "start"}, {"test", test.name}});
-    nlohmann::json end = {{"event", "end"}, {"test", test.name}, {"status", "passed"}, {"message", ""},
-                          {"time_ms", 1}, {"metrics", nlohmann::json::object()}};
+    nlohmann::json end = {{"event", "end"}, {"test", test.name}, {"status", "passed"},
+                          {"message", ""},  {"time_ms", 1},      {"metrics", nlohmann::json::object()}};
     const std::string& behaviour = test.behaviour;
     if (behaviour == "crash") {
       std::cout << "about to dereference a bad pointer in " << test.name << std::endl;
@@ -147,14 +147,20 @@ int main(int argc, char** argv) {
       end["message"] = "fake_lab.cpp:2: Skipped\nneeds a feature this GPU lacks";
     } else if (behaviour.rfind("speed:", 0) == 0) {
       const double ratio = std::stod(behaviour.substr(6));
-      end["metrics"]["speed"] = {{"value", 1000.0 * ratio}, {"unit", "GB/s"}, {"yardstick", "device-to-device copy"},
-                                 {"yardstick_value", 1000.0}, {"ratio", ratio}, {"target", 0.75}, {"floor", 0.4}};
+      end["metrics"]["speed"] = {{"value", 1000.0 * ratio},
+                                 {"unit", "GB/s"},
+                                 {"yardstick", "device-to-device copy"},
+                                 {"yardstick_value", 1000.0},
+                                 {"ratio", ratio},
+                                 {"target", 0.75},
+                                 {"floor", 0.4}};
     }
     if (end["status"] == "failed") any_failed = true;
     std::cout << "[ " << end["status"].get<std::string>() << " ] " << test.name << std::endl;
     results.write(end);
     if (behaviour == "abort") {
-      results.write({{"event", "abort"}, {"reason", "CUDA context lost after " + test.name + ": cudaErrorIllegalAddress"}});
+      results.write({{"event", "abort"},
+                     {"reason", "CUDA context lost after " + test.name + ": cudaErrorIllegalAddress"}});
       std::_Exit(3);
     }
   }

@@ -169,12 +169,15 @@ TestResult make_test(const std::string& name, TestStatus status, std::optional<d
   return test;
 }
 
-LabRubric abc_rubric() { return parse_rubric(valid_rubric(), "r.json").labs.at("02-abc"); }
+LabRubric abc_rubric() {
+  return parse_rubric(valid_rubric(), "r.json").labs.at("02-abc");
+}
 
 TEST(Scoring, GroupScoresOnlyWhenEveryTestPasses) {
   LabRun run;
   run.lab_id = "02-abc";
-  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSizes/AbcTest.MatchesHost/0", TestStatus::passed),
+  run.tests = {make_test("Abc.Basic", TestStatus::passed),
+               make_test("AbcSizes/AbcTest.MatchesHost/0", TestStatus::passed),
                make_test("AbcSizes/AbcTest.MatchesHost/1", TestStatus::failed),
                make_test("AbcSizes/AbcTest.MatchesHost/2", TestStatus::skipped),
                make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.9)};
@@ -198,7 +201,8 @@ TEST(Scoring, GroupScoresOnlyWhenEveryTestPasses) {
 TEST(Scoring, SpeedScoresWhenCorrect) {
   LabRun run;
   run.lab_id = "02-abc";
-  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.61),
+  run.tests = {make_test("Abc.Basic", TestStatus::passed),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.61),
                make_test("Extra.NotInRubric", TestStatus::failed)};
   const LabScore score = score_lab(abc_rubric(), run);
   EXPECT_TRUE(score.correct);
@@ -215,7 +219,8 @@ TEST(Scoring, SpeedScoresWhenCorrect) {
 TEST(Scoring, SpeedWithoutReportedRatioScoresZero) {
   LabRun run;
   run.lab_id = "02-abc";
-  run.tests = {make_test("Abc.Basic", TestStatus::passed), make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::failed)};
+  run.tests = {make_test("Abc.Basic", TestStatus::passed),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::failed)};
   const LabScore score = score_lab(abc_rubric(), run);
   EXPECT_TRUE(score.correct);
   EXPECT_DOUBLE_EQ(score.speed[0].score, 0.0);
@@ -260,15 +265,21 @@ TEST(GtestList, ParsesSuitesParametersAndComments) {
 
 TEST(ResultStream, ParsesRecordsAndSkipsGarbage) {
   const std::string text =
-      R"({"event":"start","test":"Abc.Basic"})" "\n"
-      R"({"event":"end","test":"Abc.Basic","status":"passed","message":"","time_ms":12,"metrics":{}})" "\n"
+      R"({"event":"start","test":"Abc.Basic"})"
+      "\n"
+      R"({"event":"end","test":"Abc.Basic","status":"passed","message":"","time_ms":12,"metrics":{}})"
+      "\n"
       "not json at all\n"
-      R"({"event":"start","test":"AbcSpeed.Fast"})" "\n"
+      R"({"event":"start","test":"AbcSpeed.Fast"})"
+      "\n"
       R"({"event":"end","test":"AbcSpeed.Fast","status":"failed","message":"x.cu:3: slow","time_ms":5,)"
       R"("metrics":{"speed":{"value":2950.1,"unit":"GB/s","yardstick":"device-to-device copy","yardstick_value":2990.0,)"
-      R"("ratio":0.987,"target":0.75,"floor":0.4}}})" "\n"
-      R"({"event":"end","test":"Odd.Status","status":"great"})" "\n"
-      R"({"event":"abort","reason":"CUDA context lost after AbcSpeed.Fast: cudaErrorIllegalAddress"})" "\n"
+      R"("ratio":0.987,"target":0.75,"floor":0.4}}})"
+      "\n"
+      R"({"event":"end","test":"Odd.Status","status":"great"})"
+      "\n"
+      R"({"event":"abort","reason":"CUDA context lost after AbcSpeed.Fast: cudaErrorIllegalAddress"})"
+      "\n"
       R"({"event":"start","test":"Abc.Cut)";  // cut short by a crash
   const std::vector<ResultEvent> events = parse_result_lines(text);
   ASSERT_EQ(events.size(), 6u);
@@ -332,7 +343,8 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
   const std::string xml = junit_xml(report);
   EXPECT_NE(xml.find("<testsuite name=\"02-abc\" tests=\"3\" failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"Abc.Edge&lt;1&gt;\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<failure message=\"abc_test.cu:10: Failure [...]\">abc_test.cu:10: Failure\nExpected equality</failure>"),
+  EXPECT_NE(xml.find("<failure message=\"abc_test.cu:10: Failure [...]\">abc_test.cu:10: Failure\nExpected "
+                     "equality</failure>"),
             std::string::npos)
       << xml;
 
@@ -347,9 +359,9 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
 // ---- command line and manifest ----
 
 TEST(Cli, ParsesOptionsInBothForms) {
-  const Options options = parse_command_line(
-      {"--manifest", "b/m.json", "--solutions", "--seed=42", "--timeout-scale", "2.5", "--color=never", "--json", "r.json",
-       "02", "hello"});
+  const Options options =
+      parse_command_line({"--manifest", "b/m.json", "--solutions", "--seed=42", "--timeout-scale", "2.5",
+                          "--color=never", "--json", "r.json", "02", "hello"});
   EXPECT_EQ(options.manifest, "b/m.json");
   EXPECT_TRUE(options.solutions);
   EXPECT_EQ(options.seed, 42u);
@@ -368,10 +380,11 @@ TEST(Cli, RejectsBadInput) {
 }
 
 TEST(Manifest, SelectsLabsByNumberIdNameOrBase) {
-  const Manifest manifest = parse_manifest(R"({"source_dir": "/s", "rubric": "/s/grader/rubric.json", "labs": [
+  const Manifest manifest =
+      parse_manifest(R"({"source_dir": "/s", "rubric": "/s/grader/rubric.json", "labs": [
       {"id": "01-hello-world", "base": "hello", "student_tests": "/b/lab01_tests_student"},
       {"id": "02-abc", "base": "abc", "student_tests": "/b/lab02_tests_student", "solution_tests": "/b/lab02_tests_solution"}]})",
-                                           "m.json");
+                     "m.json");
   ASSERT_EQ(manifest.labs.size(), 2u);
   EXPECT_EQ(manifest.labs[1].solution_tests, "/b/lab02_tests_solution");
   EXPECT_TRUE(manifest.labs[0].solution_tests.empty());
