@@ -73,6 +73,9 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--solutions") {
       no_value();
       options.solutions = true;
+    } else if (name == "--check-rubric") {
+      no_value();
+      options.check_rubric = true;
     } else if (name == "--manifest") {
       options.manifest = value();
     } else if (name == "--rubric") {
@@ -110,6 +113,8 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
 --timeout-scale X     multiply every lab's time limit by X (slow GPUs, sanitizers)
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
+--check-rubric        only check that every rubric item names tests that exist
+                      and every test is named by an item (needs no GPU)
 --help                this text
 
 exit codes: 0 graded (whatever the score), 1 bad input or missing build,

@@ -23,6 +23,7 @@ struct Options {
   double timeout_scale = 1.0;                         ///< --timeout-scale.
   ColorMode color = ColorMode::automatic;             ///< --color.
   bool help = false;                                  ///< --help.
+  bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
   std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
 };
 

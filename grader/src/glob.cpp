@@ -29,4 +29,11 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
+  for (const std::string& glob : globs) {
+    if (glob_match(glob, name)) return true;
+  }
+  return false;
+}
+
 }  // namespace workbook::grader

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -11,11 +12,14 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
 #include "error.hpp"
+#include "glob.hpp"
+#include "gtest_protocol.hpp"
 #include "lab_runner.hpp"
 #include "manifest.hpp"
 #include "process.hpp"
@@ -139,6 +143,59 @@ class Progress {
   std::size_t width_ = 0;
 };
 
+/// Lists each lab's tests (no GPU needed) and checks the rubric against them:
+/// every group and speed item names at least one existing test, and every test
+/// is named by some item. Prints one line per problem; returns the exit code.
+int check_rubric_against_tests(const std::vector<LabEntry>& labs, const std::vector<std::string>& binaries,
+                               const Rubric& rubric) {
+  const std::string work_dir = make_work_dir();
+  std::vector<std::string> problems;
+  std::size_t test_count = 0;
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    const std::string& id = labs[i].id;
+    ProcessSpec list;
+    list.argv = {binaries[i], "--gtest_list_tests"};
+    list.stdout_path = work_dir + "/" + id + ".list";
+    list.stderr_path = list.stdout_path + ".err";
+    const ProcessOutcome outcome = run_process(list, Clock::now() + std::chrono::seconds(60), {});
+    if (outcome.end != ProcessOutcome::End::exited || outcome.exit_code != 0) {
+      problems.push_back(id + ": could not list the tests: the test program " + describe_outcome(outcome));
+      continue;
+    }
+    const std::vector<std::string> tests = parse_test_list(read_text_file(list.stdout_path));
+    test_count += tests.size();
+    const LabRubric& lab = rubric.labs.at(id);
+    std::set<std::string> named;
+    for (const RubricGroup& group : lab.groups) {
+      std::size_t matched = 0;
+      for (const std::string& test : tests) {
+        if (matches_any(group.tests, test)) {
+          ++matched;
+          named.insert(test);
+        }
+      }
+      if (matched == 0) problems.push_back(id + ": group '" + group.name + "' matches no test");
+    }
+    for (const RubricSpeed& item : lab.speed) {
+      if (std::find(tests.begin(), tests.end(), item.test) == tests.end()) {
+        problems.push_back(id + ": speed item '" + item.name + "' names " + item.test +
+                           ", which does not exist");
+      }
+      named.insert(item.test);
+    }
+    for (const std::string& test : tests) {
+      if (named.count(test) == 0)
+        problems.push_back(id + ": test " + test + " is worth no points (no item names it)");
+    }
+  }
+  std::filesystem::remove_all(work_dir);
+  for (const std::string& problem : problems) std::cerr << rubric.path << ": " << problem << "\n";
+  if (!problems.empty()) return 1;
+  std::cout << rubric.path << ": every item names existing tests and every test is named (" << labs.size()
+            << " labs, " << test_count << " tests)\n";
+  return 0;
+}
+
 int grade(const std::vector<std::string>& args) {
   const auto started = std::chrono::steady_clock::now();
   const Options options = parse_command_line(args);
@@ -170,6 +227,7 @@ int grade(const std::vector<std::string>& args) {
     }
     binaries.push_back(binary);
   }
+  if (options.check_rubric) return check_rubric_against_tests(labs, binaries, rubric);
 
   GradeReport report;
   report.gpu = describe_gpu();

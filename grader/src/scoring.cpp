@@ -9,11 +9,6 @@
 namespace workbook::grader {
 namespace {
 
-bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
-  return std::any_of(globs.begin(), globs.end(),
-                     [&name](const std::string& glob) { return glob_match(glob, name); });
-}
-
 const TestResult* find_test(const LabRun& run, const std::string& name) {
   for (const TestResult& test : run.tests) {
     if (test.name == name) return &test;

@@ -243,6 +243,33 @@ TEST_F(GraderEndToEnd, UnknownLabIsOneLineAndExitCode1) {
   EXPECT_EQ(run.out, "");
 }
 
+TEST_F(GraderEndToEnd, CheckRubricAcceptsARubricThatNamesEveryTest) {
+  const GraderRun run = grade(manifest_arg() + " --check-rubric");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("every item names existing tests and every test is named (3 labs, 14 tests)"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST_F(GraderEndToEnd, CheckRubricNamesGroupsWithoutTestsAndTestsWithoutPoints) {
+  write_file(dir_ / "typo.json", R"({"version": 1, "labs": {
+      "01-hang": {"title": "hangs", "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3}]},
+      "02-crash": {"title": "crashes", "groups": [{"name": "basics", "tests": ["Crush.*"], "points": 6},
+                                                  {"name": "sizes", "tests": ["Sizes/*"], "points": 2}]},
+      "03-good": {"title": "good", "groups": [{"name": "all", "tests": ["Good.*"], "points": 4}],
+                  "speed": [{"name": "bandwidth", "test": "GoodSpeed.Slow", "yardstick": "copy",
+                             "target": 0.75, "floor": 0.4, "points": 4}]}}})");
+  const GraderRun run =
+      grade(manifest_arg() + " --check-rubric --rubric '" + (dir_ / "typo.json").string() + "'");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("02-crash: group 'basics' matches no test"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("02-crash: test Crash.A is worth no points"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("03-good: speed item 'bandwidth' names GoodSpeed.Slow, which does not exist"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("03-good: test GoodSpeed.Fast is worth no points"), std::string::npos) << run.err;
+}
+
 TEST_F(GraderEndToEnd, MalformedRubricIsOneLineNamingTheFile) {
   write_file(
       dir_ / "bad.json",
