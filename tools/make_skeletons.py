@@ -10,6 +10,8 @@ Markers in solutions/NN-name/*.cu (the only place they appear):
 
     // SOLUTION-ONLY: a comment line that the skeleton drops
     // STUDENT-ONLY: a comment line that only the skeleton has (marker removed)
+    // WALKTHROUGH: name      } a region the docs site pulls in with literalinclude
+    // END WALKTHROUGH: name  } (:start-after: / :end-before:); dropped from skeletons
 
 The skeleton gets "// TODO(k): hint" (k counts holes in the file), the STUB
 lines as code, and nothing of the solution's code between the markers.
@@ -24,7 +26,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MARKER = re.compile(r"^(?P<indent>\s*)// (?P<kind>HOLE|STUB|END HOLE|SOLUTION-ONLY|STUDENT-ONLY)(?::\s?(?P<text>.*))?$")
+MARKER = re.compile(r"^(?P<indent>\s*)// (?P<kind>HOLE|STUB|END HOLE|SOLUTION-ONLY|STUDENT-ONLY|WALKTHROUGH|END WALKTHROUGH)(?::\s?(?P<text>.*))?$")
 
 
 class MarkerError(Exception):
@@ -60,7 +62,7 @@ def skeleton_of(path: pathlib.Path) -> str:
             if not in_hole:
                 raise MarkerError(f"{where}: END HOLE without a HOLE")
             in_hole = collecting_hint = False
-        elif kind == "SOLUTION-ONLY":
+        elif kind in ("SOLUTION-ONLY", "WALKTHROUGH", "END WALKTHROUGH"):
             continue
         elif kind == "STUDENT-ONLY":
             out.append(f"{indent}// {text}".rstrip())
