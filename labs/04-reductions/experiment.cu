@@ -1,0 +1,398 @@
+// Lab 04 experiment: how fast is each way of reducing an array, and how
+// repeatable is a float sum?
+//   ./workbook bench reductions
+// Prints three tables and one comparison:
+//   1. int32 sum of 2^28 elements (1 GiB): the block-level kernels of parts 1
+//      and 2 on their own (repeated passes, each block's sum becoming one
+//      element of the next pass's input, until one value is left), the
+//      whole-array reductions of part 3 with both ways of combining the
+//      blocks, and cub::DeviceReduce::Sum.
+//   2. The whole-array reduction with 1, 2, 4, 8 and 16 loads in flight per
+//      thread (a copy of the grid-stride kernel inside this file), to show why
+//      kItemsPerThread is not 1.
+//   3. float sum, min and max of 2^26 elements, both combines, against CUB.
+//   4. The float sum of the same data run repeatedly: with an atomic per block
+//      the order of the block sums changes from run to run and so may the
+//      result; with a second pass it cannot.
+// Rates are bytes read per second (4 bytes per element), compared with CUB on
+// the same buffer. Every result is checked, so a fast wrong kernel is flagged.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reductions.cuh"
+#include "tests/cub_yardstick.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/timing.hpp"
+
+namespace {
+
+using reductions::Combine;
+using workbook::DeviceBuffer;
+
+// A well-mixed 32-bit hash of an index (the same on host and device), so the
+// inputs are made on the GPU and the expected results on the CPU from one formula.
+__host__ __device__ std::uint32_t mix(std::uint64_t i) {
+  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// int inputs in [-7, 7]: no partial sum of 2^28 of them overflows an int.
+__host__ __device__ int int_value(std::uint64_t i) {
+  return static_cast<int>(mix(i) % 15u) - 7;
+}
+
+// float inputs in [0, 1): positive, so the sum grows and every addition rounds.
+__host__ __device__ float float_value(std::uint64_t i) {
+  return static_cast<float>(mix(i) >> 8) * (1.0f / 16777216.0f);
+}
+
+__global__ void fill_ints(int* data, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = int_value(i);
+}
+
+__global__ void fill_floats(float* data, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = float_value(i);
+}
+
+unsigned blocks_for(std::size_t n, int threads) {
+  return static_cast<unsigned>((n + static_cast<std::size_t>(threads) - 1) /
+                               static_cast<std::size_t>(threads));
+}
+
+// The interleaved tree with the index remapped so that the working threads are
+// contiguous (2s * t instead of "t is a multiple of 2s"): no divergence inside
+// the first warps, but the words they read are 2s apart, so they collide in the
+// shared-memory banks. For comparison only; any block size.
+__global__ void block_sum_interleaved_strided_index(const int* in, int* partials, std::size_t n) {
+  extern __shared__ int shared[];
+  const int t = static_cast<int>(threadIdx.x);
+  const int size = static_cast<int>(blockDim.x);
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  shared[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int s = 1; s < size; s *= 2) {
+    const int index = 2 * s * t;
+    if (index + s < size) shared[index] += shared[index + s];
+    __syncthreads();
+  }
+  if (t == 0) partials[blockIdx.x] = shared[0];
+}
+
+void launch_block_sum_interleaved_strided_index(const int* in, int* partials, std::size_t n, int threads,
+                                                cudaStream_t stream) {
+  const std::size_t shared_bytes = static_cast<std::size_t>(threads) * sizeof(int);
+  block_sum_interleaved_strided_index<<<blocks_for(n, threads), threads, shared_bytes, stream>>>(in, partials,
+                                                                                                 n);
+  CUDA_CHECK_LAUNCH("block_sum_interleaved_strided_index");
+}
+
+// A copy of the whole-array sum with kItems loads in flight per thread and an
+// atomic per block, for the sweep of table 2 (the lab's kernel is fixed at
+// kItemsPerThread, and it lives in another file).
+template <int kItems>
+__global__ void sum_grid_stride_items(const int* in, std::size_t n, int* result) {
+  __shared__ int warp_sums[reductions::kMaxThreadsPerBlock / reductions::kWarpSize];
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int sum = 0;
+  for (; i + (kItems - 1) * stride < n; i += kItems * stride) {
+    int values[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) values[k] = in[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) sum += values[k];
+  }
+  for (; i < n; i += stride) sum += in[i];
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(reductions::kFullWarpMask, sum, offset);
+  const int lane = static_cast<int>(threadIdx.x) % reductions::kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / reductions::kWarpSize;
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    sum = lane < static_cast<int>(blockDim.x) / reductions::kWarpSize ? warp_sums[lane] : 0;
+    for (int offset = 16; offset > 0; offset /= 2)
+      sum += __shfl_down_sync(reductions::kFullWarpMask, sum, offset);
+    if (lane == 0) atomicAdd(result, sum);
+  }
+}
+
+template <int kItems>
+void launch_sum_grid_stride_items(const int* in, std::size_t n, int* result, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>(reductions::reduction_grid_blocks(n));
+  CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(int), stream));
+  sum_grid_stride_items<kItems><<<blocks, reductions::kThreadsPerBlock, 0, stream>>>(in, n, result);
+  CUDA_CHECK_LAUNCH("sum_grid_stride_items");
+}
+
+using BlockLauncher = void (*)(const int*, int*, std::size_t, int, cudaStream_t);
+
+// "A block-level kernel alone": pass after pass of the same kernel, each block
+// writing one sum, until a single value is left (2^28 -> 2^20 -> 2^12 -> 16 -> 1
+// with 256 threads per block). Returns the buffer that holds the result.
+int* reduce_by_passes(BlockLauncher launch, const int* in, std::size_t n, int* scratch_a, int* scratch_b,
+                      cudaStream_t stream, int* passes = nullptr) {
+  const int* source = in;
+  int* target = scratch_a;
+  int count = 0;
+  do {
+    launch(source, target, n, reductions::kThreadsPerBlock, stream);
+    n = blocks_for(n, reductions::kThreadsPerBlock);
+    source = target;
+    target = target == scratch_a ? scratch_b : scratch_a;
+    ++count;
+  } while (n > 1);
+  if (passes != nullptr) *passes = count;
+  return const_cast<int*>(source);
+}
+
+struct Measured {
+  double ms;
+  double gbps;
+};
+
+Measured measure(const std::function<void(cudaStream_t)>& work, double bytes) {
+  const workbook::TimingResult timing = workbook::time_gpu(work);
+  return {timing.median_ms, workbook::gigabytes_per_second(bytes, timing.median_ms)};
+}
+
+void print_header() {
+  std::printf("  %-60s %9s %9s %10s   %s\n", "variant", "ms", "GB/s", "% of CUB", "check");
+}
+
+void print_row(const std::string& label, const Measured& m, double cub_gbps, bool ok) {
+  std::printf("  %-60s %9.3f %9.1f %9.1f%%   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / cub_gbps,
+              ok ? "ok" : "WRONG RESULT");
+}
+
+template <typename T>
+T read_one(const T* device_value) {
+  T value{};
+  CUDA_CHECK(cudaMemcpy(&value, device_value, sizeof(T), cudaMemcpyDeviceToHost));
+  return value;
+}
+
+std::uint32_t bits_of(float value) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    std::string reason;
+    if (!workbook::cuda_device_available(&reason)) {
+      std::fprintf(stderr,
+                   "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
+                   reason.c_str());
+      return 2;
+    }
+    const workbook::DeviceInfo gpu = workbook::current_device_info();
+    std::printf("GPU: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, %.1f GB of memory\n",
+                gpu.name.c_str(), gpu.compute_major, gpu.compute_minor, gpu.sm_count, gpu.l2_bytes / 1.0e6,
+                gpu.global_bytes / 1.0e9);
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n",
+                workbook::copy_bandwidth_gbps());
+    std::printf(
+        "Whole-array reductions: %d threads per block, %d loads in flight per thread, %d blocks per SM "
+        "(at most %d): %d blocks for the large inputs below\n",
+        reductions::kThreadsPerBlock, reductions::kItemsPerThread, reductions::kBlocksPerSm,
+        reductions::kMaxGridBlocks, reductions::reduction_grid_blocks(std::size_t{1} << 26));
+    std::printf(
+        "Rates count bytes read: 4 per element. The yardstick is cub::DeviceReduce on the same buffer.\n\n");
+
+    // 2^28 ints and 2^26 floats; halved on a GPU with little memory.
+    std::size_t n = std::size_t{1} << 28;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    while (n > (std::size_t{1} << 20) && 6 * n > free_bytes / 4 * 3) n /= 2;
+    const std::size_t float_n = std::min(n, std::size_t{1} << 26);
+
+    // --- 1. int32 sum -----------------------------------------------------------------------
+    {
+      DeviceBuffer<int> in(n);
+      fill_ints<<<blocks_for(n, 256), 256>>>(in.data(), n);
+      CUDA_CHECK_LAUNCH("fill_ints");
+      long long wide_sum = 0;
+      for (std::size_t i = 0; i < n; ++i) wide_sum += int_value(i);
+      const int expected = static_cast<int>(wide_sum);
+      const double bytes = static_cast<double>(n * sizeof(int));
+
+      DeviceBuffer<int> scratch_a(blocks_for(n, reductions::kThreadsPerBlock));
+      DeviceBuffer<int> scratch_b(blocks_for(scratch_a.size(), reductions::kThreadsPerBlock));
+      DeviceBuffer<int> result(1);
+      DeviceBuffer<int> partials(reductions::kMaxGridBlocks);
+
+      DeviceBuffer<int> cub_result(1);
+      reductions::yardstick::CubReduction<int> cub(reductions::yardstick::CubOperation::sum, in.data(), n,
+                                                   cub_result.data());
+      const Measured cub_rate = measure([&](cudaStream_t stream) { cub.run(stream); }, bytes);
+      const bool cub_ok = read_one(cub_result.data()) == expected;
+
+      std::printf("1. int32 sum of n = %zu elements (%.0f MB), values in [-7, 7]\n", n, bytes / 1.0e6);
+      print_header();
+
+      struct TreeVariant {
+        const char* label;
+        BlockLauncher launch;
+      };
+      const TreeVariant trees[] = {
+          {"interleaved tree (part 1)", reductions::launch_block_sum_interleaved},
+          {"interleaved tree, strided index (bank conflicts)", launch_block_sum_interleaved_strided_index},
+          {"sequential tree (part 1)", reductions::launch_block_sum_sequential},
+          {"shuffle block reduce (part 2)", reductions::launch_block_sum_shuffle},
+      };
+      for (const TreeVariant& tree : trees) {
+        int passes = 0;
+        int* final_value = nullptr;
+        scratch_a.fill_bytes(0x7F);
+        scratch_b.fill_bytes(0x7F);
+        const Measured m = measure(
+            [&](cudaStream_t stream) {
+              final_value = reduce_by_passes(tree.launch, in.data(), n, scratch_a.data(), scratch_b.data(),
+                                             stream, &passes);
+            },
+            bytes);
+        const std::string label = std::string(tree.label) + ", " + std::to_string(passes) + " passes";
+        print_row(label, m, cub_rate.gbps, read_one(final_value) == expected);
+      }
+      for (const Combine combine : {Combine::atomic_per_block, Combine::second_pass}) {
+        result.fill_bytes(0x7F);
+        const Measured m = measure(
+            [&](cudaStream_t stream) {
+              reductions::reduce_sum(in.data(), n, result.data(), combine, partials.data(), stream);
+            },
+            bytes);
+        print_row(combine == Combine::atomic_per_block ? "grid-stride + atomic per block (part 3)"
+                                                       : "grid-stride + second pass (part 3)",
+                  m, cub_rate.gbps, read_one(result.data()) == expected);
+      }
+      print_row("cub::DeviceReduce::Sum", cub_rate, cub_rate.gbps, cub_ok);
+      std::printf("\n");
+
+      // --- 2. loads in flight per thread ------------------------------------------------------
+      std::printf("2. The same sum, grid-stride + atomic per block, with k loads in flight per thread\n");
+      print_header();
+      const auto sweep = [&](int items, void (*launch)(const int*, std::size_t, int*, cudaStream_t)) {
+        result.fill_bytes(0x7F);
+        const Measured m =
+            measure([&](cudaStream_t stream) { launch(in.data(), n, result.data(), stream); }, bytes);
+        print_row("k = " + std::to_string(items) +
+                      (items == reductions::kItemsPerThread ? " (kItemsPerThread)" : ""),
+                  m, cub_rate.gbps, read_one(result.data()) == expected);
+      };
+      sweep(1, launch_sum_grid_stride_items<1>);
+      sweep(2, launch_sum_grid_stride_items<2>);
+      sweep(4, launch_sum_grid_stride_items<4>);
+      sweep(8, launch_sum_grid_stride_items<8>);
+      sweep(16, launch_sum_grid_stride_items<16>);
+      std::printf("\n");
+    }
+
+    // --- 3 and 4. floats ---------------------------------------------------------------------
+    {
+      DeviceBuffer<float> in(float_n);
+      fill_floats<<<blocks_for(float_n, 256), 256>>>(in.data(), float_n);
+      CUDA_CHECK_LAUNCH("fill_floats");
+      double exact_sum = 0.0;
+      float smallest = 1.0f, largest = 0.0f;
+      for (std::size_t i = 0; i < float_n; ++i) {
+        const float v = float_value(i);
+        exact_sum += v;
+        smallest = std::min(smallest, v);
+        largest = std::max(largest, v);
+      }
+      const double bytes = static_cast<double>(float_n * sizeof(float));
+      DeviceBuffer<float> result(1);
+      DeviceBuffer<float> partials(reductions::kMaxGridBlocks);
+      DeviceBuffer<float> cub_result(1);
+
+      std::printf("3. float reductions of n = %zu elements (%.0f MB), values in [0, 1)\n", float_n,
+                  bytes / 1.0e6);
+      print_header();
+      struct FloatVariant {
+        const char* name;
+        const char* cub_name;
+        reductions::yardstick::CubOperation cub_operation;
+        void (*reduce)(const float*, std::size_t, float*, Combine, float*, cudaStream_t);
+      };
+      const FloatVariant variants[] = {
+          {"sum", "cub::DeviceReduce::Sum", reductions::yardstick::CubOperation::sum, reductions::reduce_sum},
+          {"min", "cub::DeviceReduce::Min", reductions::yardstick::CubOperation::min, reductions::reduce_min},
+          {"max", "cub::DeviceReduce::Max", reductions::yardstick::CubOperation::max, reductions::reduce_max},
+      };
+      // A float sum is right within 1e-5 of the double sum here; min and max are exact.
+      const auto right = [&](const char* name, float got) {
+        if (std::strcmp(name, "sum") == 0) return std::fabs(got - exact_sum) <= 1e-5 * exact_sum;
+        return got == (std::strcmp(name, "min") == 0 ? smallest : largest);
+      };
+      for (const FloatVariant& variant : variants) {
+        reductions::yardstick::CubReduction<float> cub(variant.cub_operation, in.data(), float_n,
+                                                       cub_result.data());
+        const Measured cub_rate = measure([&](cudaStream_t stream) { cub.run(stream); }, bytes);
+        for (const Combine combine : {Combine::atomic_per_block, Combine::second_pass}) {
+          result.fill_bytes(0xFF);
+          const Measured m = measure(
+              [&](cudaStream_t stream) {
+                variant.reduce(in.data(), float_n, result.data(), combine, partials.data(), stream);
+              },
+              bytes);
+          print_row(std::string(variant.name) +
+                        (combine == Combine::atomic_per_block ? ", atomic per block" : ", second pass"),
+                    m, cub_rate.gbps, right(variant.name, read_one(result.data())));
+        }
+        print_row(variant.cub_name, cub_rate, cub_rate.gbps,
+                  right(variant.name, read_one(cub_result.data())));
+      }
+      std::printf("\n");
+
+      // Repeat the same float sum and look at the bits.
+      constexpr int kRuns = 20;
+      std::printf("4. The float sum of the same %zu values, run %d times (double-precision sum: %.6f)\n",
+                  float_n, kRuns, exact_sum);
+      for (const Combine combine : {Combine::atomic_per_block, Combine::second_pass}) {
+        std::vector<float> sums;
+        for (int run = 0; run < kRuns; ++run) {
+          reductions::reduce_sum(in.data(), float_n, result.data(), combine, partials.data(), nullptr);
+          sums.push_back(read_one(result.data()));
+        }
+        std::set<std::uint32_t> distinct;
+        for (float s : sums) distinct.insert(bits_of(s));
+        const auto [low, high] = std::minmax_element(sums.begin(), sums.end());
+        std::printf("  %s:\n", combine == Combine::atomic_per_block ? "atomic per block" : "second pass");
+        std::printf("    run 1: %.3f (bits 0x%08X), error %+.3f\n", sums[0], bits_of(sums[0]),
+                    sums[0] - exact_sum);
+        std::printf("    run 2: %.3f (bits 0x%08X), error %+.3f\n", sums[1], bits_of(sums[1]),
+                    sums[1] - exact_sum);
+        std::printf("    run 2 - run 1 = %+.3f; %zu distinct results in %d runs, spread %.3f\n",
+                    static_cast<double>(sums[1]) - sums[0], distinct.size(), kRuns,
+                    static_cast<double>(*high) - *low);
+      }
+      std::printf("  (one float ulp at this magnitude is %.3f)\n",
+                  static_cast<double>(std::nextafter(static_cast<float>(exact_sum), INFINITY)) -
+                      static_cast<float>(exact_sum));
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

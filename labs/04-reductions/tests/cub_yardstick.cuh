@@ -1,0 +1,69 @@
+/// @file cub_yardstick.cuh
+/// @brief The yardstick of lab 04: cub::DeviceReduce (it ships with the CUDA
+/// Toolkit) on the same input, for the speed tests and the experiment. Not
+/// part of the student's file: students write their own reduction.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cub/device/device_reduce.cuh>
+
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+
+namespace reductions::yardstick {
+
+/// @brief Which of CUB's device-wide reductions to run.
+enum class CubOperation {
+  sum,  ///< cub::DeviceReduce::Sum
+  min,  ///< cub::DeviceReduce::Min
+  max,  ///< cub::DeviceReduce::Max
+};
+
+/// @brief One CUB reduction of one input, with its temporary storage
+/// allocated once at construction so that run() times the reduction alone.
+/// @tparam T int or float.
+template <typename T>
+class CubReduction {
+ public:
+  /// @brief Asks CUB how much temporary storage the reduction needs and allocates it.
+  /// @param[in] operation Sum, min or max.
+  /// @param[in] in Device array of n values.
+  /// @param[in] n Number of values.
+  /// @param[out] out Device pointer to one value: the result of each run().
+  CubReduction(CubOperation operation, const T* in, std::size_t n, T* out)
+      : operation_(operation), in_(in), n_(n), out_(out) {
+    std::size_t bytes = 0;
+    CUDA_CHECK(call(nullptr, bytes, nullptr));
+    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
+  }
+
+  /// @brief Enqueues the reduction on @p stream.
+  /// @param[in] stream The stream (nullptr: the default stream).
+  void run(cudaStream_t stream) {
+    std::size_t bytes = temp_.size();
+    CUDA_CHECK(call(temp_.data(), bytes, stream));
+  }
+
+ private:
+  cudaError_t call(void* temp, std::size_t& bytes, cudaStream_t stream) const {
+    switch (operation_) {
+      case CubOperation::sum:
+        return cub::DeviceReduce::Sum(temp, bytes, in_, out_, n_, stream);
+      case CubOperation::min:
+        return cub::DeviceReduce::Min(temp, bytes, in_, out_, n_, stream);
+      case CubOperation::max:
+        return cub::DeviceReduce::Max(temp, bytes, in_, out_, n_, stream);
+    }
+    return cudaErrorInvalidValue;
+  }
+
+  CubOperation operation_;
+  const T* in_;
+  std::size_t n_;
+  T* out_;
+  workbook::DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace reductions::yardstick

@@ -1,0 +1,356 @@
+// Lab 05 experiment: what do atomics cost, and which tricks still pay on your GPU?
+//   ./workbook bench atomics
+// Prints four tables, one row per line of the handout's table: one counter
+// shared by every thread (plain atomicAdd, ParallelCounter, block-aggregated
+// count), the filter three ways, count by key on sorted keys with and without
+// __match_any_sync, and a double add by compare-and-swap against the native
+// one. Times are medians of CUDA-event timings with a cold L2; every result is
+// checked, so a fast wrong kernel is flagged.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "atomics.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/timing.hpp"
+
+namespace {
+
+using workbook::DeviceBuffer;
+
+// The sizes of the handout's table: 2^28 threads, and 2^20 for the CAS loop,
+// which needs hundreds of milliseconds even at that size.
+constexpr std::size_t kElements = std::size_t{1} << 28;
+constexpr std::size_t kCasElements = std::size_t{1} << 20;
+constexpr int kCasSlots = 32;
+
+__device__ std::size_t thread_index() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>(atomics::ceil_div(n, atomics::kThreadsPerBlock));
+}
+
+// ---- the plain versions, written here as the baselines ----
+
+// Every thread adds 1 to the same counter and ignores what atomicAdd returns.
+__global__ void add_one_result_unused(unsigned* counter, std::size_t n) {
+  if (thread_index() < n) atomicAdd(counter, 1u);
+}
+
+// The same, but the returned value is used (the compiler must give every
+// thread its own old value, not just the total).
+__global__ void add_one_result_used(unsigned* counter, std::size_t n, unsigned* witness) {
+  const std::size_t i = thread_index();
+  if (i >= n) return;
+  const unsigned old = atomicAdd(counter, 1u);
+  if (old == 0xFFFFFFFFu)
+    *witness = static_cast<unsigned>(i);  // never true here, but the compiler cannot know
+}
+
+__global__ void count_odd_per_thread(const int* values, std::size_t n, unsigned* count) {
+  const std::size_t i = thread_index();
+  if (i < n && atomics::is_odd(values[i])) atomicAdd(count, 1u);
+}
+
+__global__ void count_by_key_plain(const int* keys, std::size_t n, unsigned* counts) {
+  const std::size_t i = thread_index();
+  if (i < n) atomicAdd(&counts[keys[i]], 1u);
+}
+
+// ---- inputs, made on the device (2^28 elements are slow to make on the host) ----
+
+__device__ unsigned mix(std::size_t i) {
+  std::uint64_t z = i + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<unsigned>(z ^ (z >> 31));
+}
+
+// Pseudo-random ints in [0, 2^20); with all_odd, every one of them odd.
+__global__ void fill_values(int* values, std::size_t n, bool all_odd) {
+  const std::size_t i = thread_index();
+  if (i >= n) return;
+  const int value = static_cast<int>(mix(i) & 0xFFFFFu);
+  values[i] = all_odd ? (value | 1) : value;
+}
+
+__global__ void fill_sorted_keys(int* keys, std::size_t n, int run) {
+  const std::size_t i = thread_index();
+  if (i < n) keys[i] = static_cast<int>(i / static_cast<std::size_t>(run));
+}
+
+__global__ void fill_doubles(double* values, std::size_t n, double value) {
+  const std::size_t i = thread_index();
+  if (i < n) values[i] = value;
+}
+
+// ---- timing and printing ----
+
+workbook::TimingOptions quick_options() {
+  workbook::TimingOptions options;
+  options.time_budget_ms = 2000.0;
+  return options;
+}
+
+void print_header(const char* title) {
+  std::printf("%s\n  %-60s %10s %12s   %s\n", title, "variant", "ms", "G elem/s", "check");
+}
+
+void print_row(const std::string& label, std::size_t n, const workbook::TimingResult& timing, bool ok) {
+  std::printf("  %-60s %10.3f %12.2f   %s\n", label.c_str(), timing.median_ms,
+              static_cast<double>(n) / (timing.median_ms * 1.0e6), ok ? "ok" : "WRONG RESULT");
+}
+
+// ---- the tables ----
+
+void one_counter_table(std::size_t n) {
+  print_header("1. One counter, every thread adds 1 (n threads)");
+  DeviceBuffer<unsigned> counter(1);
+  DeviceBuffer<unsigned> witness(1);
+  const auto counter_value = [&]() { return counter.to_host()[0]; };
+  const auto run_clean = [&](const std::function<void(cudaStream_t)>& work) {
+    counter.fill_bytes(0);
+    work(nullptr);
+    return counter_value() == static_cast<unsigned>(n);
+  };
+
+  const auto unused = [&](cudaStream_t stream) {
+    add_one_result_unused<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(counter.data(), n);
+    CUDA_CHECK_LAUNCH("add_one_result_unused");
+  };
+  const workbook::TimingResult unused_time = workbook::time_gpu(unused, quick_options());
+  print_row("atomicAdd(counter, 1), result unused", n, unused_time, run_clean(unused));
+
+  const auto used = [&](cudaStream_t stream) {
+    add_one_result_used<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(counter.data(), n,
+                                                                                 witness.data());
+    CUDA_CHECK_LAUNCH("add_one_result_used");
+  };
+  const workbook::TimingResult used_time = workbook::time_gpu(used, quick_options());
+  print_row("atomicAdd(counter, 1), result used", n, used_time, run_clean(used));
+
+  {
+    atomics::PackedCounter zero{};
+    DeviceBuffer<atomics::PackedCounter> packed =
+        workbook::to_device(std::vector<atomics::PackedCounter>{zero});
+    const workbook::TimingResult time = workbook::time_gpu(
+        [&](cudaStream_t stream) { atomics::launch_add_to_counter(packed.data(), n, 1u, stream); },
+        quick_options());
+    packed.copy_from({zero});
+    atomics::launch_add_to_counter(packed.data(), n, 1u);
+    print_row("ParallelCounter<32>, packed: 32 slots in one 128-byte line", n, time,
+              packed.to_host()[0].total() == static_cast<unsigned>(n));
+  }
+  {
+    atomics::PaddedCounter zero{};
+    DeviceBuffer<atomics::PaddedCounter> padded =
+        workbook::to_device(std::vector<atomics::PaddedCounter>{zero});
+    const workbook::TimingResult time = workbook::time_gpu(
+        [&](cudaStream_t stream) { atomics::launch_add_to_counter(padded.data(), n, 1u, stream); },
+        quick_options());
+    padded.copy_from({zero});
+    atomics::launch_add_to_counter(padded.data(), n, 1u);
+    print_row("ParallelCounter<32>, padded: one 128-byte line per slot", n, time,
+              padded.to_host()[0].total() == static_cast<unsigned>(n));
+  }
+  {
+    // An input where every value is odd: every thread counts, as above, but
+    // it must also read its 4 bytes, like any real count.
+    DeviceBuffer<int> values(n);
+    fill_values<<<blocks_for(n), atomics::kThreadsPerBlock>>>(values.data(), n, true);
+    CUDA_CHECK_LAUNCH("fill_values");
+    const auto per_thread = [&](cudaStream_t stream) {
+      count_odd_per_thread<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(values.data(), n,
+                                                                                    counter.data());
+      CUDA_CHECK_LAUNCH("count_odd_per_thread");
+    };
+    const workbook::TimingResult per_thread_time = workbook::time_gpu(per_thread, quick_options());
+    print_row("count odd values (all odd): per-thread atomicAdd", n, per_thread_time, run_clean(per_thread));
+    const auto block = [&](cudaStream_t stream) {
+      atomics::launch_count_odd_block_aggregated(values.data(), n, counter.data(), stream);
+    };
+    const workbook::TimingResult block_time = workbook::time_gpu(block, quick_options());
+    print_row("count odd values (all odd): shared-memory count per block", n, block_time, run_clean(block));
+    std::printf("  the block-aggregated count is %.1fx as fast as the per-thread one\n\n",
+                per_thread_time.median_ms / block_time.median_ms);
+  }
+}
+
+void filter_table(std::size_t n) {
+  print_header("2. Filter: keep the odd values of n pseudo-random ints (about half of them)");
+  DeviceBuffer<int> values(n);
+  fill_values<<<blocks_for(n), atomics::kThreadsPerBlock>>>(values.data(), n, false);
+  CUDA_CHECK_LAUNCH("fill_values");
+  const std::vector<int> input = values.to_host();
+  std::size_t expected_count = 0;
+  std::int64_t expected_sum = 0;
+  for (const int v : input) {
+    if (atomics::is_odd(v)) {
+      ++expected_count;
+      expected_sum += v;
+    }
+  }
+  DeviceBuffer<int> out(n);
+  DeviceBuffer<unsigned> out_count(1);
+
+  using Launcher = void (*)(const int*, std::size_t, int*, unsigned*, cudaStream_t);
+  struct Variant {
+    const char* label;
+    Launcher launch;
+  };
+  const Variant variants[] = {
+      {"per-thread atomicAdd for the output index", atomics::launch_filter_odd_per_thread},
+      {"warp-aggregated by hand (__ballot_sync, __popc, __shfl_sync)",
+       atomics::launch_filter_odd_warp_aggregated},
+      {"block-aggregated (shared-memory atomics)", atomics::launch_filter_odd_block_aggregated},
+  };
+  for (const Variant& variant : variants) {
+    const workbook::TimingResult time = workbook::time_gpu(
+        [&](cudaStream_t stream) {
+          CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
+          variant.launch(values.data(), n, out.data(), out_count.data(), stream);
+        },
+        quick_options());
+    // The output of the last timed run: the right count, and the kept values add up.
+    const unsigned count = out_count.to_host()[0];
+    bool ok = count == expected_count;
+    if (ok) {
+      const std::vector<int> kept = out.to_host();
+      std::int64_t sum = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        sum += kept[i];
+        ok = ok && atomics::is_odd(kept[i]);
+      }
+      ok = ok && sum == expected_sum;
+    }
+    print_row(variant.label, n, time, ok);
+  }
+  std::printf("\n");
+}
+
+void count_by_key_table(std::size_t n) {
+  print_header("3. Count by key, n sorted keys in runs of equal keys");
+  DeviceBuffer<int> keys(n);
+  DeviceBuffer<unsigned> counts(n);  // room for n keys: runs of 1
+  for (const int run : {1, 8, 32, 256}) {
+    fill_sorted_keys<<<blocks_for(n), atomics::kThreadsPerBlock>>>(keys.data(), n, run);
+    CUDA_CHECK_LAUNCH("fill_sorted_keys");
+    const std::size_t key_count = atomics::ceil_div(n, static_cast<std::size_t>(run));
+    const auto check = [&]() {
+      const std::vector<unsigned> got = counts.to_host();
+      for (std::size_t k = 0; k < key_count; ++k) {
+        const std::size_t want = std::min(static_cast<std::size_t>(run), n - k * run);
+        if (got[k] != want) return false;
+      }
+      return true;
+    };
+    const auto plain = [&](cudaStream_t stream) {
+      count_by_key_plain<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(keys.data(), n,
+                                                                                  counts.data());
+      CUDA_CHECK_LAUNCH("count_by_key_plain");
+    };
+    const auto match_any = [&](cudaStream_t stream) {
+      atomics::launch_count_by_key_match_any(keys.data(), n, counts.data(), stream);
+    };
+    const workbook::TimingResult plain_time = workbook::time_gpu(plain, quick_options());
+    counts.fill_bytes(0);
+    plain(nullptr);
+    print_row("runs of " + std::to_string(run) + ": plain atomicAdd per key", n, plain_time, check());
+    const workbook::TimingResult match_time = workbook::time_gpu(match_any, quick_options());
+    counts.fill_bytes(0);
+    match_any(nullptr);
+    print_row("runs of " + std::to_string(run) + ": __match_any_sync, one atomic per run per warp", n,
+              match_time, check());
+  }
+  std::printf("\n");
+}
+
+void double_add_table() {
+  const std::size_t n = kCasElements;
+  std::printf("4. Double add, %zu threads on %d slots (%zu threads per slot)\n", n, kCasSlots, n / kCasSlots);
+  std::printf("  %-60s %10s %12s   %s\n", "variant", "ms", "G elem/s", "check");
+  DeviceBuffer<double> values(n);
+  fill_doubles<<<blocks_for(n), atomics::kThreadsPerBlock>>>(values.data(), n, 1.0);
+  CUDA_CHECK_LAUNCH("fill_doubles");
+  DeviceBuffer<double> slots(kCasSlots);
+  slots.fill_bytes(0);
+  const auto check = [&]() {
+    for (const double slot : slots.to_host()) {
+      if (slot != static_cast<double>(n / kCasSlots)) return false;
+    }
+    return true;
+  };
+  const workbook::TimingResult native = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        atomics::launch_add_into_slots_native(values.data(), n, slots.data(), kCasSlots, stream);
+      },
+      quick_options());
+  slots.fill_bytes(0);
+  atomics::launch_add_into_slots_native(values.data(), n, slots.data(), kCasSlots);
+  print_row("native atomicAdd(double*, double)", n, native, check());
+
+  // Each sample may take most of a second: few of them.
+  workbook::TimingOptions slow;
+  slow.warmup_runs = 1;
+  slow.min_samples = 3;
+  slow.max_samples = 5;
+  slow.time_budget_ms = 1000.0;
+  const workbook::TimingResult cas = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        atomics::launch_add_into_slots_cas(values.data(), n, slots.data(), kCasSlots, stream);
+      },
+      slow);
+  slots.fill_bytes(0);
+  atomics::launch_add_into_slots_cas(values.data(), n, slots.data(), kCasSlots);
+  print_row("atomicCAS loop", n, cas, check());
+  std::printf("  the CAS loop is %.0fx as slow as the native atomic\n\n", cas.median_ms / native.median_ms);
+}
+
+}  // namespace
+
+int main() {
+  try {
+    std::string reason;
+    if (!workbook::cuda_device_available(&reason)) {
+      std::fprintf(stderr,
+                   "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
+                   reason.c_str());
+      return 2;
+    }
+    const workbook::DeviceInfo gpu = workbook::current_device_info();
+    std::printf("GPU: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, %.1f GB of memory\n",
+                gpu.name.c_str(), gpu.compute_major, gpu.compute_minor, gpu.sm_count, gpu.l2_bytes / 1.0e6,
+                gpu.global_bytes / 1.0e9);
+
+    // The filter and the count by key need 8 bytes per element at once; on a
+    // GPU with little memory n is halved until that fits.
+    std::size_t n = kElements;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    while (n > (std::size_t{1} << 20) && 9 * n > free_bytes / 4 * 3) n /= 2;
+    std::printf("n = %zu (2^%d) elements; median of CUDA-event timings, cold L2\n\n", n,
+                static_cast<int>(std::log2(static_cast<double>(n))));
+
+    one_counter_table(n);
+    filter_table(n);
+    count_by_key_table(n);
+    double_add_table();
+
+    std::printf(
+        "To see what the compiler made of each atomic, list the atomic, vote and popcount\n"
+        "instructions of this program's kernels (the SASS exercise of the handout):\n"
+        "  cuobjdump -sass build/default/lab05_experiment | grep -E \"Function|ATOM|RED|VOTE|POPC|MATCH\"\n");
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}
