@@ -11,13 +11,16 @@
 
 namespace hello {
 
+// WALKTHROUGH: blocks-for
 __host__ __device__ int blocks_for(int n, int threads_per_block) {
   // HOLE: Return n / threads_per_block rounded up, using integer arithmetic only.
   // STUB: return 0;
   return (n + threads_per_block - 1) / threads_per_block;
   // END HOLE
 }
+// END WALKTHROUGH: blocks-for
 
+// WALKTHROUGH: record-1d
 __global__ void record_thread_ids(ThreadRecord* records, int n) {
   // HOLE: Compute this thread's global index from blockIdx.x, blockDim.x and
   // HOLE: threadIdx.x. The last block may have threads past n: they must not write.
@@ -27,7 +30,9 @@ __global__ void record_thread_ids(ThreadRecord* records, int n) {
   }
   // END HOLE
 }
+// END WALKTHROUGH: record-1d
 
+// WALKTHROUGH: launch-1d
 void launch_record_thread_ids(ThreadRecord* records, int n, int threads_per_block) {
   if (threads_per_block < 1)
     throw std::invalid_argument("launch_record_thread_ids: threads_per_block must be at least 1");
@@ -39,7 +44,9 @@ void launch_record_thread_ids(ThreadRecord* records, int n, int threads_per_bloc
   CUDA_CHECK_LAUNCH("record_thread_ids");
   // END HOLE
 }
+// END WALKTHROUGH: launch-1d
 
+// WALKTHROUGH: record-2d
 __global__ void record_thread_ids_2d(ThreadRecord2D* records, int width, int height) {
   // HOLE: Compute (x, y) from the block and thread indices in both dimensions;
   // HOLE: threads outside the image write nothing. Rows are width records apart.
@@ -51,7 +58,9 @@ __global__ void record_thread_ids_2d(ThreadRecord2D* records, int width, int hei
   }
   // END HOLE
 }
+// END WALKTHROUGH: record-2d
 
+// WALKTHROUGH: launch-2d
 void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height, dim3 block) {
   if (block.x == 0 || block.y == 0 || block.z == 0) {
     throw std::invalid_argument("launch_record_thread_ids_2d: no side of the block may be 0");
@@ -65,7 +74,9 @@ void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height,
   CUDA_CHECK_LAUNCH("record_thread_ids_2d");
   // END HOLE
 }
+// END WALKTHROUGH: launch-2d
 
+// WALKTHROUGH: hello
 __global__ void say_hello() {
   // HOLE: Print "Hello from block B, thread T\n" with printf.
   printf("Hello from block %d, thread %d\n", static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
@@ -78,5 +89,6 @@ void launch_hello(int blocks, int threads_per_block) {
   // Device printf output is flushed to stdout when the host synchronizes.
   CUDA_CHECK(cudaDeviceSynchronize());
 }
+// END WALKTHROUGH: hello
 
 }  // namespace hello

@@ -13,6 +13,7 @@
 
 namespace abc {
 
+// WALKTHROUGH: one-per-element
 __global__ void abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   // HOLE: Compute the global index i (as std::size_t, so that large n cannot
   // HOLE: overflow an int) and, if i < n, write d[i] = a[i] * b[i] + c[i].
@@ -20,7 +21,9 @@ __global__ void abc_one_per_element(const float* a, const float* b, const float*
   if (i < n) d[i] = a[i] * b[i] + c[i];
   // END HOLE
 }
+// END WALKTHROUGH: one-per-element
 
+// WALKTHROUGH: grid-stride
 __global__ void abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   // HOLE: Start at the global index and step by the number of threads in the
   // HOLE: whole grid (gridDim.x * blockDim.x) until you pass n. Neighbouring
@@ -31,7 +34,9 @@ __global__ void abc_grid_stride(const float* a, const float* b, const float* c, 
   }
   // END HOLE
 }
+// END WALKTHROUGH: grid-stride
 
+// WALKTHROUGH: sm-count
 namespace {
 // The number of SMs of the current GPU, read once.
 [[maybe_unused]] int sm_count() {
@@ -45,7 +50,9 @@ namespace {
   return count;
 }
 }  // namespace
+// END WALKTHROUGH: sm-count
 
+// WALKTHROUGH: launch-one-per-element
 void launch_abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
   // HOLE: Launch abc_one_per_element with kThreadsPerBlock threads per block and
@@ -55,7 +62,9 @@ void launch_abc_one_per_element(const float* a, const float* b, const float* c, 
   CUDA_CHECK_LAUNCH("abc_one_per_element");
   // END HOLE
 }
+// END WALKTHROUGH: launch-one-per-element
 
+// WALKTHROUGH: launch-grid-stride
 void launch_abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
   // HOLE: Launch abc_grid_stride with kThreadsPerBlock threads per block and
@@ -68,7 +77,9 @@ void launch_abc_grid_stride(const float* a, const float* b, const float* c, floa
   CUDA_CHECK_LAUNCH("abc_grid_stride");
   // END HOLE
 }
+// END WALKTHROUGH: launch-grid-stride
 
+// WALKTHROUGH: round-trip
 std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<float>& b,
                               const std::vector<float>& c) {
   if (a.size() != b.size() || a.size() != c.size()) {
@@ -88,5 +99,6 @@ std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<flo
   return device_d.to_host();  // cudaMemcpy waits for the kernel to finish.
   // END HOLE
 }
+// END WALKTHROUGH: round-trip
 
 }  // namespace abc

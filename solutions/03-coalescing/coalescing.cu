@@ -10,6 +10,7 @@
 
 namespace coalescing {
 
+// WALKTHROUGH: indices
 __host__ __device__ std::size_t row_major_index(int row, int col, int cols) {
   // HOLE: Return row * cols + col. Convert to std::size_t BEFORE multiplying:
   // HOLE: an 8192 x 8192 matrix is fine in int, but 70000 x 70000 is not.
@@ -25,7 +26,9 @@ __host__ __device__ int shared_bank(int row, int col, int pitch) {
   return (row * pitch + col) % kSharedBanks;
   // END HOLE
 }
+// END WALKTHROUGH: indices
 
+// WALKTHROUGH: strided-copy
 __global__ void strided_copy(float* out, const float* in, std::size_t n, int stride) {
   // HOLE: One thread per output element: compute the global index i as a std::size_t
   // HOLE: (n can exceed 2^31 / stride), and if i < n copy in[i * stride] to out[i].
@@ -43,7 +46,9 @@ void launch_strided_copy(float* out, const float* in, std::size_t n, int stride,
   strided_copy<<<blocks, kCopyThreadsPerBlock, 0, stream>>>(out, in, n, stride);
   CUDA_CHECK_LAUNCH("strided_copy");
 }
+// END WALKTHROUGH: strided-copy
 
+// WALKTHROUGH: offset-copy
 __global__ void offset_copy(float* out, const float* in, std::size_t n, int offset) {
   // HOLE: One thread per output element: if its index i < n, copy in[i + offset] to out[i].
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -60,7 +65,9 @@ void launch_offset_copy(float* out, const float* in, std::size_t n, int offset, 
   offset_copy<<<blocks, kCopyThreadsPerBlock, 0, stream>>>(out, in, n, offset);
   CUDA_CHECK_LAUNCH("offset_copy");
 }
+// END WALKTHROUGH: offset-copy
 
+// WALKTHROUGH: row-sums
 __global__ void row_sums(float* sums, const float* matrix, int rows, int cols) {
   // HOLE: Thread r (its global index) adds up row r, columns 0 to cols - 1, in a
   // HOLE: float, and writes the total to sums[r]. Threads with r >= rows do nothing.
@@ -75,6 +82,7 @@ __global__ void row_sums(float* sums, const float* matrix, int rows, int cols) {
   sums[row] = sum;
   // END HOLE
 }
+// END WALKTHROUGH: row-sums
 
 void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
   if (rows == 0) return;
@@ -83,6 +91,7 @@ void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaS
   CUDA_CHECK_LAUNCH("row_sums");
 }
 
+// WALKTHROUGH: column-sums
 __global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
   // HOLE: Thread c (its global index) adds up column c, rows 0 to rows - 1, in a
   // HOLE: float, and writes the total to sums[c]. Threads with c >= cols do nothing.
@@ -95,6 +104,7 @@ __global__ void column_sums(float* sums, const float* matrix, int rows, int cols
   sums[col] = sum;
   // END HOLE
 }
+// END WALKTHROUGH: column-sums
 
 void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
   if (cols == 0) return;
@@ -103,6 +113,7 @@ void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cu
   CUDA_CHECK_LAUNCH("column_sums");
 }
 
+// WALKTHROUGH: naive-transpose
 __global__ void transpose_naive(float* out, const float* in, int rows, int cols) {
   // HOLE: This block's tile starts at row blockIdx.y * kTileDim, column blockIdx.x * kTileDim
   // HOLE: of `in`. The thread's column is tile column + threadIdx.x; it handles the rows
@@ -119,6 +130,7 @@ __global__ void transpose_naive(float* out, const float* in, int rows, int cols)
   }
   // END HOLE
 }
+// END WALKTHROUGH: naive-transpose
 
 void launch_transpose_naive(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
@@ -129,6 +141,7 @@ void launch_transpose_naive(float* out, const float* in, int rows, int cols, cud
   CUDA_CHECK_LAUNCH("transpose_naive");
 }
 
+// WALKTHROUGH: tiled-kernel
 __global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
   // HOLE: 1. Declare a __shared__ float tile of kTileDim rows of kTilePitch floats
   // HOLE:    (the extra column keeps a tile column in 32 different banks).
@@ -142,7 +155,9 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
   // Padding: tile[x][j] for x = 0..31 is the word x * kTilePitch + j. With a pitch of 32
   // these 32 words would all sit in bank j and the warp's reads would be served one at a
   // time; with a pitch of 33 they sit in banks (x + j) % 32, all different.
+  // WALKTHROUGH: tile-declaration
   __shared__ float tile[kTileDim][kTilePitch];
+  // END WALKTHROUGH: tile-declaration
 
   const int tile_row = static_cast<int>(blockIdx.y) * kTileDim;  // first row of `in` in this tile
   const int tile_col = static_cast<int>(blockIdx.x) * kTileDim;  // first column of `in` in this tile
@@ -152,14 +167,19 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
   // 32 x 8 threads, 4 elements each: 256 threads are enough warps to hide memory
   // latency while many blocks fit on an SM, each thread has 4 independent loads in
   // flight, and the index arithmetic and the barrier are paid once per 4 elements.
+  // WALKTHROUGH: tile-read
   // Phase 1: a warp (fixed y) reads 32 neighbours of one row of `in`: coalesced.
   for (int k = 0; k < kTileDim; k += kBlockRows) {
     const int row = tile_row + y + k;
     const int col = tile_col + x;
     if (row < rows && col < cols) tile[y + k][x] = in[row_major_index(row, col, cols)];
   }
+  // END WALKTHROUGH: tile-read
+  // WALKTHROUGH: tile-sync
   // Threads now read elements that other warps wrote.
   __syncthreads();
+  // END WALKTHROUGH: tile-sync
+  // WALKTHROUGH: tile-write
   // Phase 2: a warp writes 32 neighbours of one row of `out`: coalesced again.
   // The transposition happens in shared memory, where reading a column is cheap.
   for (int k = 0; k < kTileDim; k += kBlockRows) {
@@ -167,9 +187,12 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
     const int out_col = tile_row + x;      // a row of `in`
     if (out_row < cols && out_col < rows) out[row_major_index(out_row, out_col, rows)] = tile[x][y + k];
   }
+  // END WALKTHROUGH: tile-write
   // END HOLE
 }
+// END WALKTHROUGH: tiled-kernel
 
+// WALKTHROUGH: tiled-launch
 void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   // HOLE: Launch transpose_tiled on `stream` with blocks of kTileDim x kBlockRows threads and
@@ -182,5 +205,6 @@ void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cud
   CUDA_CHECK_LAUNCH("transpose_tiled");
   // END HOLE
 }
+// END WALKTHROUGH: tiled-launch
 
 }  // namespace coalescing

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Build the documentation site: Doxygen (API) -> Breathe -> Sphinx (HTML).
+
+    python3 tools/build_docs.py [--out DIR] [--install] [--skip-if-missing]
+
+Writes DIR/html (default build/default/docs/html) with warnings as errors
+(Sphinx -W; every Doxygen warning is a Sphinx warning, see
+docs/_ext/workbook_docs.py). Used by ./workbook docs, by the CMake target
+`docs`, and by the ctest `docs_site_builds` (./workbook test).
+
+Missing tools: one line says which Debian/Ubuntu packages to install.
+--install installs them with apt-get when run as root on Debian/Ubuntu.
+--skip-if-missing exits 77 (ctest's "skipped") instead of 1, after printing
+"Skipped the docs site: ...", unless WORKBOOK_REQUIRE_DOCS=1 (CI).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ["doxygen", "graphviz", "python3-sphinx", "python3-breathe", "furo",
+            "python3-myst-parser", "python3-sphinx-copybutton"]
+# Python module -> Debian package.
+MODULES = {"sphinx": "python3-sphinx", "breathe": "python3-breathe", "myst_parser": "python3-myst-parser",
+           "furo": "furo", "sphinx_copybutton": "python3-sphinx-copybutton"}
+SKIP = 77
+
+
+def sphinx_python():
+    """The interpreter of Debian's /usr/bin/sphinx-build (it sees the Debian
+    packages; a python3 earlier on PATH, e.g. pyenv's, may not)."""
+    for candidate in ("/usr/bin/sphinx-build", shutil.which("sphinx-build")):
+        if candidate and os.path.exists(candidate):
+            with open(candidate, "rb") as script:
+                first = script.readline().decode(errors="replace").strip()
+            if first.startswith("#!"):
+                interpreter = first[2:].split()
+                if interpreter and os.path.basename(interpreter[0]) == "env":
+                    interpreter = [shutil.which(interpreter[1]) or interpreter[1]]
+                return interpreter[0]
+    return None
+
+
+def missing_packages():
+    missing = []
+    if not shutil.which("doxygen"):
+        missing.append("doxygen")
+    if not shutil.which("dot"):
+        missing.append("graphviz")
+    python = sphinx_python()
+    if python is None:
+        return missing + list(MODULES.values()), None
+    for module, package in MODULES.items():
+        probe = subprocess.run([python, "-c", f"import {module}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        if probe.returncode != 0:
+            missing.append(package)
+    return missing, python
+
+
+def can_apt_install():
+    return os.geteuid() == 0 and shutil.which("apt-get") is not None
+
+
+def install(packages):
+    print("Installing the docs tools: apt-get install " + " ".join(packages), flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, env=env)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(ROOT / "build" / "default" / "docs"),
+                        help="output folder; the site goes to OUT/html (default: build/default/docs)")
+    parser.add_argument("--install", action="store_true",
+                        help="install missing Debian/Ubuntu packages with apt-get (as root)")
+    parser.add_argument("--skip-if-missing", action="store_true",
+                        help="exit 77 (skipped) when the tools are missing")
+    parser.add_argument("--source-url", default=os.environ.get("WORKBOOK_SOURCE_URL", ""),
+                        help="prefix that turns repository paths into links, e.g. "
+                             "https://github.com/ORG/REPO/blob/main/ (default: $WORKBOOK_SOURCE_URL)")
+    args = parser.parse_args()
+
+    missing, python = missing_packages()
+    if missing and args.install and can_apt_install():
+        install(missing)
+        missing, python = missing_packages()
+    if missing:
+        line = (f"Skipped the docs site: {', '.join(missing)} missing; install with: "
+                f"sudo apt-get install {' '.join(missing)}")
+        if args.skip_if_missing and os.environ.get("WORKBOOK_REQUIRE_DOCS") != "1":
+            print(line)
+            return SKIP
+        print(f"workbook docs: {', '.join(missing)} missing; install with: sudo apt-get install {' '.join(missing)}",
+              file=sys.stderr)
+        return 1
+
+    out = Path(args.out).resolve()
+    html = out / "html"
+    env = dict(os.environ, WORKBOOK_DOXYGEN_DIR=str(out / "doxygen"), WORKBOOK_SOURCE_URL=args.source_url)
+    command = [python, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", "-E",
+               "-d", str(out / "doctrees"), str(ROOT / "docs"), str(html)]
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=ROOT, env=env)
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        print(f"workbook docs: the site has warnings or errors (above); fix them, warnings are errors.",
+              file=sys.stderr)
+        return 1
+    print(f"Built the docs site in {seconds:.1f} s: open {html / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
