@@ -1,6 +1,7 @@
 #include "workbook/device.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
@@ -35,6 +36,22 @@ DeviceInfo current_device_info() {
   info.max_threads_per_block = props.maxThreadsPerBlock;
   info.shared_per_block = props.sharedMemPerBlock;
   return info;
+}
+
+std::string describe(const DeviceInfo& info) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%s, compute capability %d.%d, %d SMs, L2 %.1f MB, %.1f GB of memory",
+                info.name.c_str(), info.compute_major, info.compute_minor, info.sm_count,
+                static_cast<double>(info.l2_bytes) / 1.0e6, static_cast<double>(info.global_bytes) / 1.0e9);
+  return line;
+}
+
+bool have_device_for_experiment() {
+  std::string reason;
+  if (cuda_device_available(&reason)) return true;
+  std::fprintf(stderr, "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
+               reason.c_str());
+  return false;
 }
 
 double copy_bandwidth_gbps() {

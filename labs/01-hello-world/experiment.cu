@@ -7,11 +7,7 @@
 
 int main() {
   try {
-    std::string reason;
-    if (!workbook::cuda_device_available(&reason)) {
-      std::printf("No CUDA device: %s\n", reason.c_str());
-      return 2;
-    }
+    if (!workbook::have_device_for_experiment()) return 2;
     const workbook::DeviceInfo gpu = workbook::current_device_info();
     std::printf("GPU: %s, compute capability %d.%d, %d SMs, max %d threads per block\n\n", gpu.name.c_str(),
                 gpu.compute_major, gpu.compute_minor, gpu.sm_count, gpu.max_threads_per_block);

@@ -31,11 +31,7 @@ void print_row(const char* name, double ms, double gbps, double copy_gbps) {
 
 int main() {
   try {
-    std::string reason;
-    if (!workbook::cuda_device_available(&reason)) {
-      std::fprintf(stderr, "This experiment needs a CUDA GPU: %s\n", reason.c_str());
-      return 2;
-    }
+    if (!workbook::have_device_for_experiment()) return 2;
     const workbook::DeviceInfo gpu = workbook::current_device_info();
     const std::size_t n = std::size_t{1} << 26;
     const double bytes = 16.0 * static_cast<double>(n);

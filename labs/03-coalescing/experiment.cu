@@ -104,17 +104,9 @@ void print_header(const char* first_column) {
 
 int main() {
   try {
-    std::string reason;
-    if (!workbook::cuda_device_available(&reason)) {
-      std::fprintf(stderr,
-                   "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
-                   reason.c_str());
-      return 2;
-    }
+    if (!workbook::have_device_for_experiment()) return 2;
     const workbook::DeviceInfo gpu = workbook::current_device_info();
-    std::printf("GPU: %s, compute capability %d.%d, %d SMs, L2 %.1f MB, %.1f GB of memory\n",
-                gpu.name.c_str(), gpu.compute_major, gpu.compute_minor, gpu.sm_count, gpu.l2_bytes / 1.0e6,
-                gpu.global_bytes / 1.0e9);
+    std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
     const double copy_gbps = workbook::copy_bandwidth_gbps();
     std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s, the speed of light\n",
                 copy_gbps);

@@ -31,6 +31,17 @@ bool cuda_device_available(std::string* reason = nullptr);
 /// @throws CudaError when there is no device.
 DeviceInfo current_device_info();
 
+/// @brief One line describing a GPU for experiment output, e.g. "NVIDIA H100
+/// 80GB HBM3, compute capability 9.0, 132 SMs, L2 52.4 MB, 85.0 GB of memory".
+/// @param[in] info The device.
+/// @return The description.
+std::string describe(const DeviceInfo& info);
+
+/// @brief The start of every lab experiment: whether there is a GPU to
+/// measure. Without one it prints the reason and what to do on stderr.
+/// @return true when a CUDA device is present.
+bool have_device_for_experiment();
+
 /// @brief Bandwidth of cudaMemcpyAsync device-to-device on a buffer far above
 /// L2, counting bytes read plus bytes written, in GB/s (10^9 bytes/s). Measured
 /// once per process (median of repeated samples) and cached.
