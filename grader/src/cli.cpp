@@ -84,6 +84,10 @@ Options parse_command_line(const std::vector<std::string>& args) {
       options.json_path = value();
     } else if (name == "--junit") {
       options.junit_path = value();
+    } else if (name == "--csv") {
+      options.csv_path = value();
+    } else if (name == "--student") {
+      options.student = value();
     } else if (name == "--seed") {
       options.seed = parse_seed(value());
     } else if (name == "--timeout-scale") {
@@ -110,6 +114,9 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --rubric FILE         rubric to use (default: the one the manifest names)
 --json FILE           also write Gradescope results.json to FILE
 --junit FILE          also write JUnit XML to FILE
+--csv FILE            add a row (student, each lab's points, total, max) to the
+                      gradebook FILE, writing its header when the file is new
+--student NAME        the name of that row (default "submission")
 --seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
 --timeout-scale X     multiply every lab's time limit by X (slow GPUs, sanitizers)
 --color WHEN          auto (default), always or never; NO_COLOR disables auto

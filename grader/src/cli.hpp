@@ -18,6 +18,8 @@ struct Options {
   std::string rubric;                                 ///< --rubric; empty: the manifest's.
   std::string json_path;                              ///< --json: Gradescope results.json.
   std::string junit_path;                             ///< --junit: JUnit XML.
+  std::string csv_path;                               ///< --csv: gradebook to add a row to.
+  std::string student = "submission";                 ///< --student: the gradebook row's name.
   bool solutions = false;                             ///< --solutions: grade the reference solutions.
   std::optional<std::uint64_t> seed;                  ///< --seed.
   double timeout_scale = 1.0;                         ///< --timeout-scale.

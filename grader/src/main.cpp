@@ -228,6 +228,11 @@ int grade(const std::vector<std::string>& args) {
     binaries.push_back(binary);
   }
   if (options.check_rubric) return check_rubric_against_tests(labs, binaries, rubric);
+  if (!options.csv_path.empty()) {
+    std::vector<std::string> ids;
+    for (const LabEntry& lab : labs) ids.push_back(lab.id);
+    check_gradebook(options.csv_path, ids);  // Before any GPU time is spent.
+  }
 
   GradeReport report;
   report.gpu = describe_gpu();
@@ -264,6 +269,7 @@ int grade(const std::vector<std::string>& args) {
   if (!options.json_path.empty())
     write_output_file(options.json_path, gradescope_json(report).dump(2) + "\n");
   if (!options.junit_path.empty()) write_output_file(options.junit_path, junit_xml(report));
+  if (!options.csv_path.empty()) append_to_gradebook(options.csv_path, report, options.student);
   return 0;
 }
 

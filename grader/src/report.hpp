@@ -66,6 +66,34 @@ nlohmann::json gradescope_json(const GradeReport& report);
 /// @return The XML document.
 std::string junit_xml(const GradeReport& report);
 
+/// @brief The header of a CSV gradebook: "student,<lab>,...,total,max".
+/// @param[in] lab_ids The graded labs, in order: they name the columns.
+/// @return The header line, without a newline.
+std::string gradebook_csv_header(const std::vector<std::string>& lab_ids);
+
+/// @brief Checks, before any grading, that the gradebook at @p path is new,
+/// empty, or has the header of these labs.
+/// @param[in] path The CSV file.
+/// @param[in] lab_ids The labs about to be graded.
+/// @throws GraderError (one line) when its header names other labs.
+void check_gradebook(const std::string& path, const std::vector<std::string>& lab_ids);
+
+/// @brief One gradebook row: the student's name, each lab's points, the total
+/// and the maximum, comma-separated (the name quoted when it needs to be).
+/// @param[in] report The report.
+/// @param[in] student The student's name or id.
+/// @return The row, without a newline.
+std::string gradebook_csv_row(const GradeReport& report, const std::string& student);
+
+/// @brief Adds @p student's row to the gradebook at @p path, writing the
+/// header first when the file is new or empty.
+/// @param[in] path The CSV file.
+/// @param[in] report The report.
+/// @param[in] student The student's name or id.
+/// @throws GraderError when the file's header names other labs (a gradebook
+/// mixes no lab sets), or when it cannot be written.
+void append_to_gradebook(const std::string& path, const GradeReport& report, const std::string& student);
+
 /// @brief Escapes text for XML content or attribute values: &, <, >, quotes;
 /// in attributes also newlines and tabs (as character references). Control
 /// characters XML 1.0 forbids become '?'.

@@ -243,6 +243,18 @@ TEST_F(GraderEndToEnd, UnknownLabIsOneLineAndExitCode1) {
   EXPECT_EQ(run.out, "");
 }
 
+TEST_F(GraderEndToEnd, CsvGradebookGetsAHeaderOnceAndARowPerStudent) {
+  const std::string book = (dir_ / "out/gradebook.csv").string();
+  ASSERT_EQ(grade(manifest_arg() + " good --csv '" + book + "' --student ada").exit_code, 0);
+  ASSERT_EQ(grade(manifest_arg() + " good --csv '" + book + "' --student grace").exit_code, 0);
+  EXPECT_EQ(read_file(book), "student,03-good,total,max\nada,6.00,6.00,8.00\ngrace,6.00,6.00,8.00\n");
+
+  const GraderRun other = grade(manifest_arg() + " crash --csv '" + book + "' --student alan");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(count_lines(other.err), 1u) << other.err;
+  EXPECT_NE(other.err.find("is a gradebook of other labs"), std::string::npos) << other.err;
+}
+
 TEST_F(GraderEndToEnd, CheckRubricAcceptsARubricThatNamesEveryTest) {
   const GraderRun run = grade(manifest_arg() + " --check-rubric");
   EXPECT_EQ(run.exit_code, 0) << run.err;

@@ -414,3 +414,23 @@ TEST(Manifest, MissingFileSaysHowToBuild) {
 
 }  // namespace
 }  // namespace workbook::grader
+
+namespace workbook::grader {
+namespace {
+
+TEST(Report, GradebookRowsHaveOneColumnPerLabAndQuoteNames) {
+  GradeReport report;
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed),
+               make_test("AbcSizes/AbcTest.MatchesHost/0", TestStatus::passed),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.575)};
+  report.scores.push_back(score_lab(abc_rubric(), run));
+  report.runs.push_back(run);
+  EXPECT_EQ(gradebook_csv_header({"02-abc"}), "student,02-abc,total,max");
+  EXPECT_EQ(gradebook_csv_row(report, "ada"), "ada,8.00,8.00,10.00");
+  EXPECT_EQ(gradebook_csv_row(report, "Lovelace, \"Ada\""), "\"Lovelace, \"\"Ada\"\"\",8.00,8.00,10.00");
+}
+
+}  // namespace
+}  // namespace workbook::grader
