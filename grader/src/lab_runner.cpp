@@ -58,6 +58,14 @@ const char* to_string(TestStatus status) {
   return "failed";
 }
 
+LabRun refused_run(const std::string& lab_id, const std::string& reason) {
+  LabRun run;
+  run.lab_id = lab_id;
+  run.error = reason;
+  run.refused = true;
+  return run;
+}
+
 LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   LabRun run;
   run.lab_id = lab_id;

@@ -38,6 +38,7 @@ struct LabRun {
   std::string lab_id;              ///< e.g. "02-abc".
   std::vector<TestResult> tests;   ///< In listed order (then any unlisted ones).
   std::string error;               ///< Lab-level failure (could not list tests...); empty when none.
+  bool refused = false;            ///< Not run: its source uses a forbidden name (error says which).
   std::vector<std::string> notes;  ///< Crashes, resumes, timeouts: what happened, for the report.
   bool timed_out = false;          ///< The lab used up its wall-clock budget.
   double seconds = 0;              ///< Wall-clock time of all its processes.
@@ -63,6 +64,13 @@ struct RunOptions {
 /// @param[in] options How to run it.
 /// @return The results: one entry per test.
 LabRun run_lab(const std::string& lab_id, const RunOptions& options);
+
+/// @brief A lab refused before its tests ran (its source uses a name the
+/// rubric forbids): no tests, refused set, error the reason.
+/// @param[in] lab_id The lab's id.
+/// @param[in] reason Why, for the student (see check_lab_source()).
+/// @return The run, scored 0 by score_lab().
+LabRun refused_run(const std::string& lab_id, const std::string& reason);
 
 /// @brief Seconds as a short human number: "300", "2.5".
 /// @param[in] seconds The value.

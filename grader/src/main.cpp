@@ -26,6 +26,7 @@
 #include "report.hpp"
 #include "rubric.hpp"
 #include "scoring.hpp"
+#include "source_checks.hpp"
 #include "workbook/device.hpp"
 
 namespace workbook::grader {
@@ -111,7 +112,9 @@ class Progress {
 
   void finish(const LabRun& run, const LabScore& score) {
     std::string text = prefix_;
-    if (!run.error.empty()) {
+    if (run.refused) {
+      text += "refused (its source uses what the rubric forbids)";
+    } else if (!run.error.empty()) {
       text += "could not be graded";
     } else {
       text += std::to_string(score.passed) + "/" + std::to_string(score.total) + " tests passed";
@@ -257,7 +260,11 @@ int grade(const std::vector<std::string>& args) {
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
     progress.start(i, labs.size(), lab.id);
-    LabRun run = run_lab(lab.id, run_options);
+    // A lab whose source uses what its rubric forbids (the yardstick, say) is
+    // refused without running: its tests would measure the forbidden code.
+    const std::string refusal =
+        check_lab_source(manifest.source_dir, lab, options.solutions, lab_rubric.forbidden);
+    LabRun run = refusal.empty() ? run_lab(lab.id, run_options) : refused_run(lab.id, refusal);
     LabScore score = score_lab(lab_rubric, run);
     progress.finish(run, score);
     report.runs.push_back(std::move(run));

@@ -46,6 +46,7 @@ std::string indent(const std::string& text, const std::string& prefix) {
 }
 
 std::string tests_cell(const LabRun& run, const LabScore& score) {
+  if (run.refused) return "refused";
   if (!run.error.empty()) return "error";
   return std::to_string(score.passed) + "/" + std::to_string(score.total) +
          (run.timed_out ? " (timed out)" : "");
@@ -64,6 +65,7 @@ std::string speed_cell(const LabScore& score) {
 
 std::string group_output(const LabRun& run, const GroupScore& group) {
   if (!group.problem.empty()) return group.problem;
+  if (run.refused) return "refused: " + run.error;
   if (!run.error.empty()) return "the lab could not be graded: " + run.error;
   if (group.failing.empty()) return "all " + std::to_string(group.matched) + " tests passed";
   std::string out =
@@ -149,6 +151,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   std::string out = header_line(report) + "\n\n" + format_table(report, color);
 
   std::string failing;
+  std::string refused;
   std::string errors;
   std::string speed;
   std::string notes;
@@ -157,7 +160,13 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   for (std::size_t i = 0; i < report.runs.size(); ++i) {
     const LabRun& run = report.runs[i];
     const LabScore& score = report.scores[i];
-    if (!run.error.empty()) errors += "  " + run.lab_id + ": " + run.error + "\n";
+    if (run.refused) {
+      const std::size_t newline = run.error.find('\n');
+      refused += "  " + paint(run.lab_id, kBold, color) + ": " + run.error.substr(0, newline) + "\n";
+      if (newline != std::string::npos) refused += indent(run.error.substr(newline + 1), "    ");
+    } else if (!run.error.empty()) {
+      errors += "  " + run.lab_id + ": " + run.error + "\n";
+    }
     std::size_t shown = 0;
     std::size_t hidden = 0;
     for (const TestResult& test : run.tests) {
@@ -193,6 +202,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   const auto section = [&out, color](const std::string& title, const std::string& body) {
     if (!body.empty()) out += "\n" + paint(title, kBold, color) + "\n" + body;
   };
+  section("Labs refused: their source uses what the rubric forbids", refused);
   section("Labs that could not be graded", errors);
   section("Failing tests", failing);
   section("Speed", speed);
@@ -227,7 +237,7 @@ nlohmann::json gradescope_json(const GradeReport& report) {
                        {"output", (item.detail.empty() ? item.summary : item.detail)}});
     }
     for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";
-    if (!run.error.empty()) notes += run.lab_id + ": " + run.error + "\n";
+    if (!run.error.empty()) notes += run.lab_id + ": " + (run.refused ? "refused: " : "") + run.error + "\n";
   }
   std::string output = header_line(report) + "\n\n" + format_table(report, false);
   if (!notes.empty()) output += "\nWhat happened:\n" + notes;
@@ -253,8 +263,9 @@ std::string junit_xml(const GradeReport& report) {
     std::string cases;
     if (!run.error.empty()) {
       ++failures;
-      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) +
-               "\" name=\"(lab)\" time=\"0.000\">\n"
+      cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"" +
+               (run.refused ? "(forbidden names)" : "(lab)") +
+               "\" time=\"0.000\">\n"
                "      <failure message=\"" +
                xml_escape(first_lines(run.error, 1), true) + "\">" + xml_escape(run.error) +
                "</failure>\n    </testcase>\n";

@@ -1,6 +1,7 @@
 #include "rubric.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -95,9 +96,43 @@ RubricSpeed parse_speed(const Checker& check, const json& value, const std::stri
   return speed;
 }
 
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])) != 0) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+ForbiddenName parse_forbidden_name(const Checker& check, const json& value, const std::string& where) {
+  check.object(value, where);
+  check.known_keys(value, {"name", "why"}, where);
+  ForbiddenName forbidden;
+  forbidden.name = check.string(value, "name", where);
+  // It is matched as one whole identifier token, so "cub::" or "cub/" would never match anything.
+  if (!is_identifier(forbidden.name))
+    check.fail(where + ".name", "must be a C++ identifier such as \"cub\" (it is matched as a whole token)");
+  forbidden.why = check.string(value, "why", where);
+  if (forbidden.why.find_first_of("\r\n") != std::string::npos)
+    check.fail(where + ".why", "must be one line");
+  return forbidden;
+}
+
+std::vector<ForbiddenName> parse_forbidden(const Checker& check, const json& value,
+                                           const std::string& where) {
+  if (!value.is_array()) check.fail(where, "must be a list of {\"name\", \"why\"} objects");
+  std::vector<ForbiddenName> names;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string place = where + "[" + std::to_string(i) + "]";
+    names.push_back(parse_forbidden_name(check, value[i], place));
+    if (!seen.insert(names.back().name).second)
+      check.fail(place + ".name", "\"" + names.back().name + "\" is listed twice");
+  }
+  return names;
+}
+
 LabRubric parse_lab(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"title", "timeout_s", "groups", "speed"}, where);
+  check.known_keys(value, {"title", "timeout_s", "groups", "speed", "forbidden"}, where);
   LabRubric lab;
   lab.title = check.string(value, "title", where);
   if (value.contains("timeout_s")) {
@@ -118,6 +153,8 @@ LabRubric parse_lab(const Checker& check, const json& value, const std::string& 
       lab.speed.push_back(parse_speed(check, speed[i], where + ".speed[" + std::to_string(i) + "]"));
     }
   }
+  if (value.contains("forbidden"))
+    lab.forbidden = parse_forbidden(check, value.at("forbidden"), where + ".forbidden");
   return lab;
 }
 

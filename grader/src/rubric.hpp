@@ -29,12 +29,20 @@ struct RubricSpeed {
   double points = 0;      ///< Points at or above target.
 };
 
+/// @brief A name the lab's source may not use (e.g. "cub" in a lab timed
+/// against CUB). A file that uses it is refused: the lab scores 0.
+struct ForbiddenName {
+  std::string name;  ///< An identifier, matched as a whole token: "cub", "thrust", "CountScan".
+  std::string why;   ///< One line for the student: why, and what to do instead.
+};
+
 /// @brief One lab's rubric.
 struct LabRubric {
   std::string title;                       ///< Human title.
   double timeout_s = kDefaultLabTimeoutS;  ///< Budget for all of the lab's processes.
   std::vector<RubricGroup> groups;         ///< Correctness groups.
   std::vector<RubricSpeed> speed;          ///< Speed items.
+  std::vector<ForbiddenName> forbidden;    ///< Names the lab's source may not use.
 };
 
 /// @brief The whole rubric.

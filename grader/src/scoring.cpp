@@ -105,7 +105,10 @@ LabScore score_lab(const LabRubric& rubric, const LabRun& run) {
                     m.unit.c_str(), target_text.c_str());
       score.detail = line;
     }
-    if (!lab.correct) {
+    if (run.refused) {
+      score.summary = "not scored: refused";
+      score.detail = "not scored: the lab was refused (its source uses what this lab forbids)";
+    } else if (!lab.correct) {
       score.summary = "not scored: fails correctness";
       score.detail = (score.detail.empty() ? std::string() : score.detail + "; ") +
                      "not scored: speed points are only for code that passes every correctness test";

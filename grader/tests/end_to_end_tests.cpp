@@ -199,6 +199,93 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
   EXPECT_NE(run.err.find("[3/3] 03-good"), std::string::npos) << run.err;
 }
 
+TEST_F(GraderEndToEnd, ForbiddenCallRefusesTheLabAndOtherLabsAreGraded) {
+  write_file(dir_ / "rubric.json", R"({"version": 1, "labs": {
+      "01-hang": {"title": "hangs", "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3}]},
+      "02-crash": {"title": "crashes", "timeout_s": 60,
+                   "groups": [{"name": "basics", "tests": ["Crash.*"], "points": 6},
+                              {"name": "sizes", "tests": ["Sizes/*"], "points": 2}],
+                   "forbidden": [{"name": "cub", "why": "CUB is the yardstick this lab is timed against: write the scan yourself"},
+                                 {"name": "thrust", "why": "Thrust is a yardstick of this lab"}]},
+      "03-good": {"title": "good", "timeout_s": 60,
+                  "groups": [{"name": "all", "tests": ["Good.*"], "points": 4}],
+                  "speed": [{"name": "bandwidth", "test": "GoodSpeed.Fast", "yardstick": "device-to-device copy bandwidth",
+                             "target": 0.75, "floor": 0.4, "points": 4}],
+                  "forbidden": [{"name": "cub", "why": "CUB is the yardstick"}]}}})");
+  fs::create_directories(dir_ / "labs/02-crash");
+  fs::create_directories(dir_ / "labs/03-good");
+  write_file(dir_ / "labs/02-crash/crash.cu",
+             "#include <cub/cub.cuh>\n"
+             "// A comment may name cub::DeviceScan, and a string \"thrust::sort\".\n"
+             "void scan(const int* in, int* out, int n) {\n"
+             "  int cubic = n;\n"
+             "  cub::DeviceScan::ExclusiveSum(nullptr, cubic, in, out, n);\n"
+             "}\n");
+  write_file(dir_ / "labs/03-good/good.cu", "// Faster than cub? Not yet.\nint cubic() { return 3; }\n");
+
+  const GraderRun run = grade(manifest_arg() + " crash good --color never --json '" +
+                              (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string why =
+      "labs/02-crash/crash.cu uses what this lab forbids, so the lab scores 0 and its tests were not run. "
+      "Remove "
+      "each of these and grade again:\n"
+      "- labs/02-crash/crash.cu:1: remove #include <cub/cub.cuh> ('cub' is forbidden in this lab). CUB is "
+      "the "
+      "yardstick this lab is timed against: write the scan yourself\n"
+      "- labs/02-crash/crash.cu:5: remove cub::DeviceScan::ExclusiveSum ('cub' is forbidden in this lab). "
+      "CUB "
+      "is the yardstick this lab is timed against: write the scan yourself";
+
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  for (const char* item : {"02-crash: basics", "02-crash: sizes"}) {
+    const json* group = find_item(results, item);
+    ASSERT_NE(group, nullptr) << results.dump(2);
+    EXPECT_DOUBLE_EQ((*group)["score"].get<double>(), 0.0);
+    EXPECT_EQ((*group)["status"], "failed");
+    EXPECT_EQ((*group)["output"], "refused: " + why);
+  }
+  // The clean lab (cub only in a comment, cubic is another name) is graded as usual.
+  EXPECT_DOUBLE_EQ((*find_item(results, "03-good: all"))["score"].get<double>(), 4.0);
+  EXPECT_NEAR((*find_item(results, "03-good: bandwidth"))["score"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(results["score"].get<double>(), 6.0, 1e-9);
+  EXPECT_NE(results["output"].get<std::string>().find("02-crash: refused: labs/02-crash/crash.cu uses"),
+            std::string::npos)
+      << results["output"];
+
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"02-crash\" tests=\"1\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "(forbidden names)").find("crash.cu:5: remove cub::DeviceScan::ExclusiveSum"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("Crash.A"), std::string::npos) << "a refused lab's tests are not run";
+
+  EXPECT_NE(run.out.find("02-crash  refused"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Labs refused: their source uses what the rubric forbids\n  02-crash: "),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("    - labs/02-crash/crash.cu:5: remove cub::DeviceScan::ExclusiveSum"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.err.find("02-crash: refused"), std::string::npos) << run.err;
+
+  // A reference solution that breaks the rule is refused too: it is a bug.
+  fs::create_directories(dir_ / "solutions/03-good");
+  write_file(dir_ / "solutions/03-good/good.cu", "\n\nnamespace c = cub;\n");
+  const GraderRun solutions =
+      grade(manifest_arg() + " --solutions good --json '" + (dir_ / "s.json").string() + "'");
+  ASSERT_EQ(solutions.exit_code, 0) << solutions.out << solutions.err;
+  const json solution_results = json::parse(read_file(dir_ / "s.json"));
+  EXPECT_DOUBLE_EQ(solution_results["score"].get<double>(), 0.0);
+  EXPECT_EQ(
+      (*find_item(solution_results, "03-good: all"))["output"],
+      "refused: the reference solution solutions/03-good/good.cu uses what this lab forbids (a bug in the "
+      "solution), so the lab scores 0 and its tests were not run:\n"
+      "- solutions/03-good/good.cu:3: remove cub ('cub' is forbidden in this lab). CUB is the yardstick");
+  EXPECT_EQ((*find_item(solution_results, "03-good: bandwidth"))["output"],
+            "not scored: the lab was refused (its source uses what this lab forbids)");
+}
+
 TEST_F(GraderEndToEnd, GradesOneLabChosenByName) {
   const GraderRun run = grade(manifest_arg() + " good --json '" + (dir_ / "r.json").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

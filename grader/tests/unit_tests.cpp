@@ -1,7 +1,11 @@
 // Unit tests of the grader's pure parts: globs, rubric validation, scoring,
-// the gtest list and result-stream parsers, reports and the command line.
+// the gtest list and result-stream parsers, reports, the command line and the
+// forbidden-names check of a lab's source.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -12,6 +16,7 @@
 #include "report.hpp"
 #include "rubric.hpp"
 #include "scoring.hpp"
+#include "source_checks.hpp"
 
 namespace workbook::grader {
 namespace {
@@ -139,6 +144,52 @@ TEST(Rubric, UnreadableOrInvalidFileIsOneLine) {
   } catch (const GraderError& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/rubric.json"), std::string::npos);
   }
+}
+
+TEST(Rubric, ParsesForbiddenNames) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"]["forbidden"] = json::parse(R"([
+      {"name": "cub", "why": "CUB is the yardstick of this lab: write the algorithm yourself"},
+      {"name": "CountScan", "why": "writing a scan is this lab"}])");
+  const LabRubric lab = parse_rubric(root, "r.json").labs.at("02-abc");
+  ASSERT_EQ(lab.forbidden.size(), 2u);
+  EXPECT_EQ(lab.forbidden[0].name, "cub");
+  EXPECT_EQ(lab.forbidden[0].why, "CUB is the yardstick of this lab: write the algorithm yourself");
+  EXPECT_EQ(lab.forbidden[1].name, "CountScan");
+  EXPECT_TRUE(parse_rubric(valid_rubric(), "r.json").labs.at("02-abc").forbidden.empty());  // Optional.
+}
+
+TEST(Rubric, RejectsMalformedForbiddenNames) {
+  const auto error_for = [](const json& forbidden) {
+    json root = valid_rubric();
+    root["labs"]["02-abc"]["forbidden"] = forbidden;
+    return rubric_error(root);
+  };
+  EXPECT_EQ(error_for(json::array()), "");
+  EXPECT_EQ(error_for("cub"),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden: must be a list of {\"name\", \"why\"} "
+            "objects");
+  EXPECT_EQ(error_for(json::parse(R"(["cub"])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[0]: must be an object");
+  EXPECT_EQ(error_for(json::parse(R"([{"name": "cub"}])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[0]: missing \"why\"");
+  EXPECT_EQ(error_for(json::parse(R"([{"name": "", "why": "w"}])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[0].name: must be a non-empty string");
+  EXPECT_EQ(error_for(json::parse(R"([{"name": "cub", "why": "w"}, {"name": "cub::", "why": "w"}])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[1].name: must be a C++ identifier such as "
+            "\"cub\" (it is matched as a whole token)");
+  EXPECT_NE(error_for(json::parse(R"([{"name": "1cub", "why": "w"}])")).find("must be a C++ identifier"),
+            std::string::npos);
+  EXPECT_EQ(error_for(json::parse(R"([{"name": "cub", "why": "w"}, {"name": "cub", "why": "x"}])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[1].name: \"cub\" is listed twice");
+  EXPECT_EQ(error_for(json::parse(R"([{"name": "cub", "why": "two\nlines"}])")),
+            "rubric /src/grader/rubric.json: labs.02-abc.forbidden[0].why: must be one line");
+  EXPECT_NE(error_for(json::parse(R"([{"name": "cub", "why": "w", "reason": "typo"}])"))
+                .find("forbidden[0]: unknown key \"reason\" (expected name, why)"),
+            std::string::npos);
+  EXPECT_NE(
+      error_for(json::parse(R"([{"name": "cub", "why": 3}])")).find("forbidden[0].why: must be a non-empty"),
+      std::string::npos);
 }
 
 // ---- scoring ----
@@ -430,6 +481,229 @@ TEST(Report, GradebookRowsHaveOneColumnPerLabAndQuoteNames) {
   EXPECT_EQ(gradebook_csv_header({"02-abc"}), "student,02-abc,total,max");
   EXPECT_EQ(gradebook_csv_row(report, "ada"), "ada,8.00,8.00,10.00");
   EXPECT_EQ(gradebook_csv_row(report, "Lovelace, \"Ada\""), "\"Lovelace, \"\"Ada\"\"\",8.00,8.00,10.00");
+}
+
+}  // namespace
+}  // namespace workbook::grader
+
+// ---- forbidden names in a lab's source ----
+
+namespace workbook::grader {
+namespace {
+
+const std::vector<ForbiddenName> kYardsticks = {{"cub", "CUB is the yardstick"},
+                                                {"thrust", "Thrust is a yardstick"},
+                                                {"CountScan", "writing a scan is this lab"}};
+
+/// "line name found" for each violation, for compact expectations.
+std::vector<std::string> summarize(const std::vector<SourceViolation>& violations) {
+  std::vector<std::string> out;
+  for (const SourceViolation& v : violations)
+    out.push_back(std::to_string(v.line) + " " + v.name + " " + v.found);
+  return out;
+}
+
+std::vector<std::string> violations_in(const std::string& text) {
+  return summarize(find_violations(text, kYardsticks));
+}
+
+TEST(SourceCheck, CommentsAndLiteralsAreNotCode) {
+  const std::string text = R"src(// cub::DeviceScan would be faster (see thrust::sort)
+/* a block comment about cub::DeviceScan,
+   over two lines: thrust */
+const char* a = "cub::DeviceScan \" thrust";
+const char b = '"'; int c = cub_count;  // the quote in '"' opens no string
+const char* d = R"(cub::x " thrust)";
+const char* e = R"delim(cub )" thrust )delim";
+const wchar_t* f = L"cub"; const char* g = u8"thrust"; char16_t h = u'c';
+long i = 1'000'000; int j = cub::x;
+)src";
+  EXPECT_EQ(violations_in(text), std::vector<std::string>{"9 cub cub::x"});
+}
+
+TEST(SourceCheck, StripKeepsLinesAndBlanksOnlyCommentsAndLiterals) {
+  const StrippedSource source = strip_source("int a; // x\nchar* s = \"y\"; /* z\n */ int b;\n");
+  EXPECT_EQ(source.code, "int a;     \nchar* s =    ;     \n    int b;\n");
+  ASSERT_EQ(source.lines.size(), source.code.size());
+  EXPECT_EQ(source.lines[source.code.find("int b")], 3u);
+}
+
+TEST(SourceCheck, MatchesWholeIdentifiersOnly) {
+  EXPECT_EQ(violations_in("double cubic = 1; int my_cub_count = 0; int cub_temp, CUB, Cub, cub2, _cub;\n"
+                          "auto t = thrusting; void CountScanner();\n"),
+            std::vector<std::string>{});
+  EXPECT_EQ(violations_in("void f() {\n"
+                          "  cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n);\n"
+                          "  namespace c = cub;\n"
+                          "  workbook::CountScan scan(n);\n"
+                          "  thrust :: device_vector<int> v;  using namespace ::cub;\n"
+                          "}\n"),
+            (std::vector<std::string>{"2 cub cub::DeviceScan::ExclusiveSum", "3 cub cub",
+                                      "4 CountScan workbook::CountScan", "5 thrust thrust::device_vector",
+                                      "5 cub ::cub"}));
+}
+
+TEST(SourceCheck, FlagsIncludesThatNameAForbiddenName) {
+  const std::string text =
+      "#include <cub/cub.cuh>\n"
+      "  #  include \"thrust/sort.h\"\n"
+      "#include /* why not */ <cub/device/device_scan.cuh>\n"
+      "#include \"workbook/count_scan.cuh\"\n"
+      "#include <cublas_v2.h>\n"
+      "#include \"cubic_spline.cuh\"\n"
+      "#include \"scan.cuh\"\n"
+      "#include \"workbook/buffers.hpp\"\n"
+      "%:include_next <CUB/x.h>\n"
+      "#include \"tests/cub_yardstick.cuh\"\n";
+  EXPECT_EQ(
+      violations_in(text),
+      (std::vector<std::string>{
+          "1 cub #include <cub/cub.cuh>", "2 thrust #include \"thrust/sort.h\"",
+          "3 cub #include <cub/device/device_scan.cuh>", "4 CountScan #include \"workbook/count_scan.cuh\"",
+          "9 cub #include_next <CUB/x.h>", "10 cub #include \"tests/cub_yardstick.cuh\""}));
+  const StrippedSource source = strip_source(text);
+  ASSERT_EQ(source.includes.size(), 10u);
+  EXPECT_EQ(source.includes[1].path, "thrust/sort.h");
+  EXPECT_EQ(source.includes[1].form, IncludeForm::quoted);
+  EXPECT_EQ(source.includes[2].path, "cub/device/device_scan.cuh");
+  EXPECT_EQ(source.includes[2].form, IncludeForm::angled);
+}
+
+TEST(SourceCheck, FlagsTokenPastingAndComputedIncludes) {
+  EXPECT_EQ(
+      violations_in("#define GLUE(a, b) a##b\n"
+                    "#define GLUE2(a, b) a %:%: b\n"
+                    "const char* s = \"##\";  // ## in a comment\n"
+                    "#define HEADER \"thrust/sort.h\"\n"
+                    "#include HEADER\n"
+                    "#define ANGLED <cub/cub.cuh>\n"),
+      (std::vector<std::string>{"1 ## the token-pasting operator ##", "2 ## the token-pasting operator %:%:",
+                                "5 computed #include #include HEADER", "6 cub cub", "6 cub cub"}));
+}
+
+TEST(SourceCheck, ReportsEveryViolationOnItsOwnLine) {
+  const std::string text =
+      "#include \"scan.cuh\"\n"
+      "\n"
+      "// Line 3: cub is only mentioned here.\n"
+      "void scan(const int* in, int* out, int n) {\n"
+      "  int cubic = 0;\n"
+      "  thrust::exclusive_scan(in, in + n, out);\n"
+      "  cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n); cub::Foo();\n"
+      "  const char* note = R\"(\n"
+      "cub::DeviceScan\n"
+      ")\";\n"
+      "  cu\\\n"
+      "b::DeviceScan::InclusiveSum(in, out, n);\n"
+      "  workbook::CountScan s(n);\n"
+      "}\n";
+  EXPECT_EQ(violations_in(text),
+            (std::vector<std::string>{
+                "6 thrust thrust::exclusive_scan", "7 cub cub::DeviceScan::ExclusiveSum", "7 cub cub::Foo",
+                "11 cub cub::DeviceScan::InclusiveSum", "13 CountScan workbook::CountScan"}));
+}
+
+TEST(SourceCheck, IncludePathsNameForbiddenNamesInAnySpelling) {
+  EXPECT_TRUE(path_names("cub/cub.cuh", "cub"));
+  EXPECT_TRUE(path_names("../CUB/device/x.h", "cub"));
+  EXPECT_TRUE(path_names("CUBScan.h", "cub"));
+  EXPECT_TRUE(path_names("cub2.h", "cub"));
+  EXPECT_TRUE(path_names("workbook/count_scan.cuh", "CountScan"));
+  EXPECT_TRUE(path_names("CountScan.h", "CountScan"));
+  EXPECT_TRUE(path_names("countscan.h", "CountScan"));
+  EXPECT_TRUE(path_names("count-scan.h", "count_scan"));
+  EXPECT_FALSE(path_names("cublas_v2.h", "cub"));
+  EXPECT_FALSE(path_names("cubic.h", "cub"));
+  EXPECT_FALSE(path_names("scan.cuh", "CountScan"));
+  EXPECT_FALSE(path_names("account_scanner.h", "CountScan"));
+  EXPECT_FALSE(path_names("cuda_runtime.h", "cub"));
+}
+
+TEST(SourceCheck, DescribesAViolationForTheStudent) {
+  SourceViolation violation{"labs/07-prefix-sum/scan.cu", 120, "cub", "cub::DeviceScan::ExclusiveSum",
+                            "CUB is the yardstick this lab is timed against: write the scan yourself"};
+  EXPECT_EQ(
+      describe_violation(violation),
+      "labs/07-prefix-sum/scan.cu:120: remove cub::DeviceScan::ExclusiveSum ('cub' is forbidden in this "
+      "lab). CUB is the yardstick this lab is timed against: write the scan yourself");
+}
+
+class SourceCheckFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/grader-source-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    std::filesystem::create_directories(dir_ / "labs/07-scan");
+    std::filesystem::create_directories(dir_ / "solutions/07-scan");
+    lab_.id = "07-scan";
+    lab_.base = "scan";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& file, const std::string& text) { std::ofstream(dir_ / file) << text; }
+
+  std::filesystem::path dir_;
+  LabEntry lab_;
+};
+
+TEST_F(SourceCheckFiles, CleanFileIsGradedAndNothingForbiddenReadsNothing) {
+  write("labs/07-scan/scan.cu", "#include \"scan.cuh\"\n// Not cub: my own scan.\nint cubic;\n");
+  write("labs/07-scan/scan.cuh", "#pragma once\n");
+  EXPECT_EQ(check_lab_source(dir_.string(), lab_, false, kYardsticks), "");
+  EXPECT_EQ(check_lab_source(dir_.string(), lab_, true, {}), "");  // No solution file, but nothing forbidden.
+  EXPECT_EQ(lab_source_file(lab_, false), "labs/07-scan/scan.cu");
+  EXPECT_EQ(lab_source_file(lab_, true), "solutions/07-scan/scan.cu");
+}
+
+TEST_F(SourceCheckFiles, RefusesAndFollowsIncludesInTheLabFolder) {
+  write("labs/07-scan/scan.cu", "#include \"scan.cuh\"\n#include \"mine.cuh\"\n#include <cub/cub.cuh>\n");
+  write("labs/07-scan/scan.cuh", "#pragma once\n");
+  write("labs/07-scan/mine.cuh", "#pragma once\n\ninline void f() { thrust::sort(); }\n");
+  const std::string refusal = check_lab_source(dir_.string(), lab_, false, kYardsticks);
+  EXPECT_EQ(
+      refusal,
+      "labs/07-scan/scan.cu uses what this lab forbids, so the lab scores 0 and its tests were not run. "
+      "Remove each of these and grade again:\n"
+      "- labs/07-scan/scan.cu:3: remove #include <cub/cub.cuh> ('cub' is forbidden in this lab). CUB is "
+      "the yardstick\n"
+      "- labs/07-scan/mine.cuh:3: remove thrust::sort ('thrust' is forbidden in this lab). Thrust is a "
+      "yardstick");
+}
+
+TEST_F(SourceCheckFiles, ChecksTheSolutionInSolutionsModeAndRefusesAMissingFile) {
+  write("solutions/07-scan/scan.cu", "#include \"scan.cuh\"\n");
+  write("labs/07-scan/scan.cuh", "#pragma once\nnamespace scan { using workbook::CountScan; }\n");
+  EXPECT_EQ(check_lab_source(dir_.string(), lab_, true, kYardsticks),
+            "the reference solution solutions/07-scan/scan.cu uses what this lab forbids (a bug in the "
+            "solution), so the lab scores 0 and its tests were not run:\n"
+            "- labs/07-scan/scan.cuh:2: remove workbook::CountScan ('CountScan' is forbidden in this lab). "
+            "writing a scan is this lab");
+  const std::string missing = check_lab_source(dir_.string(), lab_, false, kYardsticks);
+  EXPECT_EQ(missing.rfind("the grader could not read labs/07-scan/scan.cu (", 0), 0u) << missing;
+  EXPECT_NE(missing.find("so the lab scores 0 and its tests were not run"), std::string::npos) << missing;
+}
+
+TEST(SourceCheck, ARefusedLabScoresZeroAndSaysWhy) {
+  const LabRun run = refused_run("02-abc", "labs/02-abc/abc.cu uses what this lab forbids, ...:\n- line");
+  const LabScore score = score_lab(abc_rubric(), run);
+  EXPECT_DOUBLE_EQ(score.score, 0.0);
+  EXPECT_DOUBLE_EQ(score.max_score, 10.0);
+  EXPECT_FALSE(score.correct);
+  EXPECT_EQ(score.groups[0].problem, "");  // The refusal explains it; not a rubric problem.
+  EXPECT_EQ(score.speed[0].summary, "not scored: refused");
+
+  GradeReport report;
+  report.runs.push_back(run);
+  report.scores.push_back(score);
+  const std::string text = format_terminal_report(report, false);
+  EXPECT_NE(text.find("02-abc  refused"), std::string::npos) << text;
+  EXPECT_NE(text.find("Labs refused: their source uses what the rubric forbids\n"
+                      "  02-abc: labs/02-abc/abc.cu uses what this lab forbids, ...:\n    - line\n"),
+            std::string::npos)
+      << text;
+  const json results = gradescope_json(report);
+  EXPECT_EQ(results["tests"][0]["output"], "refused: " + run.error);
+  EXPECT_NE(junit_xml(report).find("name=\"(forbidden names)\""), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+/// @file source_checks.hpp
+/// @brief The forbidden-names stage: refusing a lab whose source uses a name
+/// its rubric forbids (e.g. cub:: in a lab timed against CUB). Comments and
+/// string and character literals are stripped first, so that only code counts,
+/// and names are matched as whole identifier tokens.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "manifest.hpp"
+#include "rubric.hpp"
+
+namespace workbook::grader {
+
+/// @brief How an #include names its header.
+enum class IncludeForm {
+  angled,   ///< #include <path>
+  quoted,   ///< #include "path"
+  computed  ///< #include MACRO: the path is not written out
+};
+
+/// @brief One #include (or #include_next, #import) directive.
+struct IncludeDirective {
+  std::size_t line = 0;                    ///< 1-based line of the original text.
+  std::string directive;                   ///< "include", "include_next" or "import".
+  std::string path;                        ///< What is between <> or "", or the macro text.
+  IncludeForm form = IncludeForm::angled;  ///< How the path is given.
+};
+
+/// @brief A source file reduced to its code.
+struct StrippedSource {
+  /// The text after line splicing (a backslash before a newline joins the
+  /// lines), with comments, string and character literals and the paths of
+  /// #include directives replaced by spaces; newlines are kept.
+  std::string code;
+  std::vector<std::size_t> lines;          ///< lines[i]: the 1-based original line of code[i].
+  std::vector<IncludeDirective> includes;  ///< Every #include, in order, with its path.
+};
+
+/// @brief One use of something forbidden.
+struct SourceViolation {
+  std::string file;      ///< The file, relative to the source tree; empty from find_violations().
+  std::size_t line = 0;  ///< 1-based line.
+  std::string name;      ///< The forbidden name ("cub"), or "##", or "computed #include".
+  std::string found;     ///< What the source has: "cub::DeviceScan::ExclusiveSum", "#include <cub/cub.cuh>".
+  std::string why;       ///< The rubric's reason (or the grader's, for ## and computed includes).
+};
+
+/// @brief Strips a C++/CUDA source to its code: splices lines, blanks comments,
+/// string and character literals (raw strings and encoding prefixes included;
+/// digit separators such as 1'000 are not literals), and records the #include
+/// directives (whose quoted paths are read before the strings are blanked).
+/// @param[in] text The file's text.
+/// @return The code, the line of each character, and the includes.
+StrippedSource strip_source(std::string_view text);
+
+/// @brief Whether an include path names @p name in any spelling: the path's
+/// words (split at '/', '.', '_', '-', case changes and digits, lower-cased)
+/// joined in a row equal the name lower-cased without underscores. So "cub"
+/// is named by "cub/cub.cuh" and "CUB/x.h" but not "cublas_v2.h", and
+/// "CountScan" by "workbook/count_scan.cuh".
+/// @param[in] path The include's path.
+/// @param[in] name A forbidden name.
+/// @return true when the path names it.
+bool path_names(std::string_view path, std::string_view name);
+
+/// @brief Every use of a forbidden name in @p source: as a whole identifier
+/// token in the code, and in the path of an #include; also every token-pasting
+/// operator ## (or %:%:) and every computed #include, which could build a
+/// forbidden name the check cannot see. In line order.
+/// @param[in] source The stripped source.
+/// @param[in] forbidden The names.
+/// @return The violations, with file empty.
+std::vector<SourceViolation> find_violations(const StrippedSource& source,
+                                             const std::vector<ForbiddenName>& forbidden);
+
+/// @brief find_violations(strip_source(text), forbidden).
+/// @param[in] text A file's text.
+/// @param[in] forbidden The names.
+/// @return The violations, with file empty.
+std::vector<SourceViolation> find_violations(std::string_view text,
+                                             const std::vector<ForbiddenName>& forbidden);
+
+/// @brief One line for the student: "<file>:<line>: remove <found> ('<name>'
+/// is forbidden in this lab). <why>".
+/// @param[in] violation The violation.
+/// @return The line, no newline.
+std::string describe_violation(const SourceViolation& violation);
+
+/// @brief The file of a lab that is graded, relative to the source tree:
+/// labs/<id>/<base>.cu, or solutions/<id>/<base>.cu with @p solutions.
+/// @param[in] lab The lab.
+/// @param[in] solutions Whether the reference solution is graded.
+/// @return The relative path.
+std::string lab_source_file(const LabEntry& lab, bool solutions);
+
+/// @brief Checks the graded file of a lab, and the files it includes from the
+/// lab's own folder (a student could move the code into a header there),
+/// against the lab's forbidden names.
+/// @param[in] source_dir The source tree (the manifest's source_dir).
+/// @param[in] lab The lab.
+/// @param[in] solutions Whether the reference solution is graded.
+/// @param[in] forbidden The rubric's forbidden names; when empty nothing is read.
+/// @return Empty when the lab may be graded; else why it is refused, for the
+/// student: a first line saying that the lab scores 0, then one line "- ..."
+/// per violation. A file that cannot be read is refused too.
+std::string check_lab_source(const std::string& source_dir, const LabEntry& lab, bool solutions,
+                             const std::vector<ForbiddenName>& forbidden);
+
+}  // namespace workbook::grader
