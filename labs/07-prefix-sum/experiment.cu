@@ -1,0 +1,172 @@
+// Lab 07 experiment: how fast is each way of scanning an array?
+//   ./workbook bench prefix-sum
+// Prints two tables:
+//   1. Exclusive scans of 2^28 int32 (1 GiB): a naive scan (Hillis-Steele over
+//      global memory, one kernel per step, a copy of it inside this file), the
+//      lab's reduce-then-scan and single-pass scans, and
+//      cub::DeviceScan::ExclusiveSum, as time, GB/s and a ratio to CUB.
+//   2. The single-pass scan and CUB at 2^16 ... 2^28 elements: where a scan
+//      is limited by launch and look-back latency and where by memory.
+// Rates count 8 bytes per element (one read, one write). Every result is
+// checked against the host, so a fast wrong kernel is flagged.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scan.cuh"
+#include "tests/cub_yardstick.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/timing.hpp"
+
+namespace {
+
+using workbook::DeviceBuffer;
+
+// Inputs in [-7, 7] from a hash of the index: no prefix of 2^28 of them overflows.
+__host__ __device__ int value_at(std::uint64_t i) {
+  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return static_cast<int>(x % 15u) - 7;
+}
+
+__global__ void fill(int* data, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = value_at(i);
+}
+
+// One step of the naive scan: every element adds the one d places before it,
+// reading one global array and writing the other. log2(n) launches, each
+// moving the whole array: the work-inefficient scan with no shared memory.
+__global__ void hillis_steele_step(const int* from, int* to, std::size_t n, std::size_t d) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) to[i] = i >= d ? from[i] + from[i - d] : from[i];
+}
+
+// The exclusive result from an inclusive one: shift by one.
+__global__ void shift_right(const int* inclusive, int* exclusive, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) exclusive[i] = i == 0 ? 0 : inclusive[i - 1];
+}
+
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + 255) / 256);
+}
+
+// The naive scan: copy, log2(n) global steps ping-ponging two buffers, shift.
+void naive_exclusive_scan(const int* in, int* out, int* ping, int* pong, std::size_t n, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpyAsync(ping, in, n * sizeof(int), cudaMemcpyDeviceToDevice, stream));
+  for (std::size_t d = 1; d < n; d *= 2) {
+    hillis_steele_step<<<blocks_for(n), 256, 0, stream>>>(ping, pong, n, d);
+    CUDA_CHECK_LAUNCH("hillis_steele_step");
+    std::swap(ping, pong);
+  }
+  shift_right<<<blocks_for(n), 256, 0, stream>>>(ping, out, n);
+  CUDA_CHECK_LAUNCH("shift_right");
+}
+
+struct Measured {
+  double ms = 0;
+  double gbps = 0;
+};
+
+Measured measure(std::size_t n, const std::function<void(cudaStream_t)>& work) {
+  const workbook::TimingResult timing = workbook::time_gpu(work);
+  return {timing.median_ms, workbook::gigabytes_per_second(8.0 * static_cast<double>(n), timing.median_ms)};
+}
+
+// Whether out holds the exclusive scan of value_at(0 .. n-1).
+bool check(const DeviceBuffer<int>& out, std::size_t n) {
+  const std::vector<int> got = out.to_host();
+  int running = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (got[i] != running) return false;
+    running += value_at(i);
+  }
+  return true;
+}
+
+void print_row(const std::string& label, const Measured& m, double cub_gbps, bool ok) {
+  std::printf("  %-52s %9.3f %9.1f %9.1f%%   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / cub_gbps,
+              ok ? "ok" : "WRONG RESULT");
+}
+
+void compare_all(std::size_t n) {
+  DeviceBuffer<int> in(n), out(n), cub_out(n), ping(n), pong(n);
+  fill<<<blocks_for(n), 256>>>(in.data(), n);
+  CUDA_CHECK_LAUNCH("fill");
+  DeviceBuffer<int> block_sums(scan::kMaxGridBlocks);
+  scan::LookbackScratch scratch(n);
+  scan::yardstick::CubExclusiveSum cub(in.data(), cub_out.data(), n);
+
+  const Measured theirs = measure(n, [&](cudaStream_t stream) { cub.run(stream); });
+  std::printf("Exclusive scan of %zu int32 (%.0f MiB):\n", n,
+              static_cast<double>(n * sizeof(int)) / (1 << 20));
+  std::printf("  %-52s %9s %9s %10s   %s\n", "variant", "ms", "GB/s", "% of CUB", "check");
+  const Measured naive = measure(n, [&](cudaStream_t stream) {
+    naive_exclusive_scan(in.data(), out.data(), ping.data(), pong.data(), n, stream);
+  });
+  print_row("naive: Hillis-Steele over global memory", naive, theirs.gbps, check(out, n));
+  out.fill_bytes(0x7F);
+  const Measured rts = measure(n, [&](cudaStream_t stream) {
+    scan::reduce_then_scan(in.data(), out.data(), n, scan::ScanKind::exclusive, block_sums.data(), stream);
+  });
+  print_row("reduce_then_scan (3 kernels, reads the input twice)", rts, theirs.gbps, check(out, n));
+  out.fill_bytes(0x7F);
+  const Measured single = measure(n, [&](cudaStream_t stream) {
+    scan::single_pass_scan(in.data(), out.data(), n, scan::ScanKind::exclusive, scratch, stream);
+  });
+  print_row("single_pass_scan (decoupled look-back)", single, theirs.gbps, check(out, n));
+  print_row("cub::DeviceScan::ExclusiveSum", theirs, theirs.gbps, check(cub_out, n));
+  std::printf("  copy bandwidth for comparison: %.1f GB/s\n\n", workbook::copy_bandwidth_gbps());
+}
+
+void sweep(std::size_t largest) {
+  std::printf("Single pass vs CUB by size (exclusive, int32):\n");
+  std::printf("  %12s %12s %12s %12s %12s\n", "n", "ours ms", "CUB ms", "ours GB/s", "% of CUB");
+  for (std::size_t n = std::size_t{1} << 16; n <= largest; n *= 16) {
+    DeviceBuffer<int> in(n), out(n), cub_out(n);
+    fill<<<blocks_for(n), 256>>>(in.data(), n);
+    CUDA_CHECK_LAUNCH("fill");
+    scan::LookbackScratch scratch(n);
+    scan::yardstick::CubExclusiveSum cub(in.data(), cub_out.data(), n);
+    const Measured ours = measure(n, [&](cudaStream_t stream) {
+      scan::single_pass_scan(in.data(), out.data(), n, scan::ScanKind::exclusive, scratch, stream);
+    });
+    const Measured theirs = measure(n, [&](cudaStream_t stream) { cub.run(stream); });
+    std::printf("  %12zu %12.4f %12.4f %12.1f %11.1f%%%s\n", n, ours.ms, theirs.ms, ours.gbps,
+                100.0 * ours.gbps / theirs.gbps, check(out, n) ? "" : "   WRONG RESULT");
+  }
+}
+
+}  // namespace
+
+int main() {
+  try {
+    if (!workbook::have_device_for_experiment()) return 2;
+    std::printf("GPU: %s\n", workbook::describe(workbook::current_device_info()).c_str());
+    std::printf("Tiles of %d elements (%d threads x %d items); reduce-then-scan grid: %d blocks at 2^28.\n",
+                scan::kTileSize, scan::kThreadsPerBlock, scan::kItemsPerThread,
+                scan::reduce_then_scan_blocks(std::size_t{1} << 28));
+    std::printf("Rates count 8 bytes per element (read + write); timings are medians with a cold L2.\n\n");
+    // 2^28 ints need 5 buffers of 1 GiB; fewer on a GPU with little memory.
+    std::size_t n = std::size_t{1} << 28;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    while (n > (std::size_t{1} << 20) && 6 * n * sizeof(int) > free_bytes / 4 * 3) n /= 2;
+    compare_all(n);
+    sweep(n);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "experiment failed: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,45 @@
+/// @file cub_yardstick.cuh
+/// @brief The yardstick of lab 07: cub::DeviceScan::ExclusiveSum (it ships
+/// with the CUDA Toolkit) on the same input, for the speed tests and the
+/// experiment. Not part of the student's file: students write their own scan.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cub/device/device_scan.cuh>
+
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+
+namespace scan::yardstick {
+
+/// @brief cub::DeviceScan::ExclusiveSum of one int input, with its temporary
+/// storage allocated once at construction so that run() times the scan alone.
+class CubExclusiveSum {
+ public:
+  /// @brief Asks CUB how much temporary storage the scan needs and allocates it.
+  /// @param[in] in Device array of n ints.
+  /// @param[out] out Device array of n ints: the result of each run().
+  /// @param[in] n Number of elements.
+  CubExclusiveSum(const int* in, int* out, std::size_t n) : in_(in), out_(out), n_(n) {
+    std::size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in_, out_, n_));
+    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
+  }
+
+  /// @brief Enqueues the scan on @p stream.
+  /// @param[in] stream The stream (nullptr: the default stream).
+  void run(cudaStream_t stream) {
+    std::size_t bytes = temp_.size();
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, in_, out_, n_, stream));
+  }
+
+ private:
+  const int* in_;
+  int* out_;
+  std::size_t n_;
+  workbook::DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace scan::yardstick

@@ -1,0 +1,596 @@
+// SOLUTION-ONLY: Lab 07 reference solution. labs/07-prefix-sum/scan.cu is generated from
+// SOLUTION-ONLY: this file by tools/make_skeletons.py: edit here, then regenerate.
+// STUDENT-ONLY: Lab 07: prefix sum. This is your file: fill in each TODO, then run
+// STUDENT-ONLY:   ./workbook grade prefix-sum
+// STUDENT-ONLY: The handout is labs/07-prefix-sum/README.md. CUB, Thrust and the
+// STUDENT-ONLY: harness's CountScan are off limits here: the grader refuses a file that uses them.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "scan.cuh"
+#include "workbook/cuda_check.hpp"
+
+namespace scan {
+
+namespace {
+
+std::size_t ceil_div(std::size_t n, std::size_t d) {
+  return (n + d - 1) / d;
+}
+
+// The number of SMs of the current GPU, read once.
+int sm_count() {
+  static const int count = [] {
+    int device = 0;
+    int value = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device));
+    return value;
+  }();
+  return count;
+}
+
+bool is_power_of_two(int value) {
+  return value > 0 && (value & (value - 1)) == 0;
+}
+
+void check_block_size(bool ok, const char* launcher, const char* rule, int threads) {
+  if (!ok) {
+    throw std::invalid_argument(std::string(launcher) + ": the block size must be " + rule + ", got " +
+                                std::to_string(threads));
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Part 1: block scans.
+
+// The inclusive scan of one value per lane (int or float). Every lane must call it.
+// WALKTHROUGH: warp_scan
+template <typename T>
+__device__ T warp_scan(T value) {
+  // HOLE: Five steps, offset = 1, 2, 4, 8, 16: fetch the value of the lane `offset` places
+  // HOLE: lower with __shfl_up_sync(kFullWarpMask, value, offset) and add it when
+  // HOLE: lane >= offset (lanes below that have no partner: they keep their value).
+  // STUB: return value;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    // Every lane shuffles, even those that will not add: a shuffle's mask
+    // promises that all 32 lanes take part.
+    const T below = __shfl_up_sync(kFullWarpMask, value, offset);
+    if (lane >= offset) value += below;
+  }
+  return value;
+  // END HOLE
+}
+// END WALKTHROUGH: warp_scan
+
+__device__ int warp_inclusive_scan(int value) {
+  return warp_scan(value);
+}
+
+// The inclusive scan of one value per thread of the block; *block_total gets
+// the sum of all of them. The block must be whole warps, and every thread must
+// call it. It ends with a barrier, so that a loop may call it again at once.
+// WALKTHROUGH: block_scan
+template <typename T>
+__device__ T block_scan(T value, T* block_total) {
+  __shared__ T warp_totals[kMaxThreadsPerBlock / kWarpSize];
+  // HOLE: 1. inclusive = warp_scan(value); lane 31 of warp w stores the warp's total
+  // HOLE:    (its inclusive value) in warp_totals[w]; __syncthreads().
+  // HOLE: 2. Warp 0 scans the totals: lane k < number of warps loads warp_totals[k]
+  // HOLE:    (0 in the other lanes), warp_scan, and writes it back; __syncthreads().
+  // HOLE: 3. Warps w > 0 add warp_totals[w - 1] (the total of the warps before them);
+  // HOLE:    *block_total = warp_totals[last warp]. Read both into registers, then
+  // HOLE:    __syncthreads() before returning, so that a second call cannot overwrite
+  // HOLE:    warp_totals while a slow warp still reads it.
+  // STUB: *block_total = value;
+  // STUB: return value;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int warps = static_cast<int>(blockDim.x) / kWarpSize;
+  T inclusive = warp_scan(value);
+  if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    // A scan of the warp totals turns each into "the total of warps 0..w".
+    const T total = warp_scan(lane < warps ? warp_totals[lane] : T(0));
+    if (lane < warps) warp_totals[lane] = total;
+  }
+  __syncthreads();
+  if (warp > 0) inclusive += warp_totals[warp - 1];
+  *block_total = warp_totals[warps - 1];
+  __syncthreads();
+  return inclusive;
+  // END HOLE
+}
+// END WALKTHROUGH: block_scan
+
+__global__ void warp_scans(const int* in, int* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Threads past n still take part in the shuffles, with 0.
+  const int inclusive = warp_inclusive_scan(i < n ? in[i] : 0);
+  if (i < n) out[i] = inclusive;
+}
+
+// WALKTHROUGH: hillis_steele
+__global__ void block_scan_hillis_steele(const int* in, int* out, std::size_t n) {
+  // HOLE: Two halves of the dynamic shared array, `from` and `to`, each blockDim.x ints.
+  // HOLE: Thread t loads its element into from[t] (0 past n); __syncthreads(). For
+  // HOLE: d = 1, 2, 4, ... while d < blockDim.x: to[t] = from[t] + from[t - d] when t >= d,
+  // HOLE: else from[t]; __syncthreads(); swap the two pointers. Write from[t] (if i < n).
+  extern __shared__ int buffers[];
+  const int t = static_cast<int>(threadIdx.x);
+  const int size = static_cast<int>(blockDim.x);
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int* from = buffers;
+  int* to = buffers + size;
+  from[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (int d = 1; d < size; d *= 2) {
+    // Writing into the other buffer: element t - d must still be the old value
+    // when thread t reads it, whatever order the warps run in.
+    to[t] = t >= d ? from[t] + from[t - d] : from[t];
+    __syncthreads();
+    int* swap = from;
+    from = to;
+    to = swap;
+  }
+  if (i < n) out[i] = from[t];
+  // END HOLE
+}
+// END WALKTHROUGH: hillis_steele
+
+// WALKTHROUGH: blelloch
+__global__ void block_scan_blelloch(const int* in, int* out, std::size_t n) {
+  // HOLE: The block scans m = 2 * blockDim.x elements from blockIdx.x * m; thread t loads
+  // HOLE: elements t and t + blockDim.x into tree[] (0 past n).
+  // HOLE: Up-sweep: stride = 1; for active = blockDim.x, blockDim.x / 2, ..., 1:
+  // HOLE:   __syncthreads(); thread t < active adds tree[(2t+1)*stride - 1] into
+  // HOLE:   tree[(2t+2)*stride - 1]; stride *= 2.
+  // HOLE: Clear the root: tree[m - 1] = 0 (thread 0).
+  // HOLE: Down-sweep: for active = 1, 2, ..., blockDim.x: stride /= 2; __syncthreads();
+  // HOLE:   thread t < active: left = (2t+1)*stride - 1, right = left + stride;
+  // HOLE:   swap tree[left] into a temporary, tree[left] = tree[right], tree[right] += temporary.
+  // HOLE: __syncthreads(), then write elements t and t + blockDim.x back (if < n).
+  extern __shared__ int tree[];
+  const int t = static_cast<int>(threadIdx.x);
+  const int half = static_cast<int>(blockDim.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * 2 * blockDim.x;
+  tree[t] = base + t < n ? in[base + t] : 0;
+  tree[t + half] = base + t + half < n ? in[base + t + half] : 0;
+  // Up-sweep: after the step with `stride`, tree[k * 2 stride - 1] holds the sum
+  // of the 2 stride elements that end there. 2 * blockDim.x - 1 additions in all.
+  int stride = 1;
+  for (int active = half; active > 0; active /= 2) {
+    __syncthreads();
+    if (t < active) tree[(2 * t + 2) * stride - 1] += tree[(2 * t + 1) * stride - 1];
+    stride *= 2;
+  }
+  if (t == 0) tree[2 * half - 1] = 0;
+  // Down-sweep: each node passes its prefix to its left child and the prefix
+  // plus the left child's sum to its right child.
+  for (int active = 1; active <= half; active *= 2) {
+    stride /= 2;
+    __syncthreads();
+    if (t < active) {
+      const int left = (2 * t + 1) * stride - 1;
+      const int right = left + stride;
+      const int left_sum = tree[left];
+      tree[left] = tree[right];
+      tree[right] += left_sum;
+    }
+  }
+  __syncthreads();
+  if (base + t < n) out[base + t] = tree[t];
+  if (base + t + half < n) out[base + t + half] = tree[t + half];
+  // END HOLE
+}
+// END WALKTHROUGH: blelloch
+
+__global__ void block_scan_shuffle(const int* in, int* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int block_total = 0;
+  const int inclusive = block_scan(i < n ? in[i] : 0, &block_total);
+  if (i < n) out[i] = inclusive;
+}
+
+void launch_warp_scans(const int* in, int* out, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, kThreadsPerBlock));
+  warp_scans<<<blocks, kThreadsPerBlock, 0, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("warp_scans");
+}
+
+void launch_block_scan_hillis_steele(const int* in, int* out, std::size_t n, int threads_per_block,
+                                     cudaStream_t stream) {
+  check_block_size(threads_per_block >= 1 && threads_per_block <= kMaxThreadsPerBlock,
+                   "launch_block_scan_hillis_steele", "1 to 1024", threads_per_block);
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, static_cast<std::size_t>(threads_per_block)));
+  const std::size_t shared_bytes = 2 * static_cast<std::size_t>(threads_per_block) * sizeof(int);
+  block_scan_hillis_steele<<<blocks, threads_per_block, shared_bytes, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("block_scan_hillis_steele");
+}
+
+void launch_block_scan_blelloch(const int* in, int* out, std::size_t n, int threads_per_block,
+                                cudaStream_t stream) {
+  check_block_size(is_power_of_two(threads_per_block) && threads_per_block <= kMaxThreadsPerBlock,
+                   "launch_block_scan_blelloch", "a power of two from 1 to 1024", threads_per_block);
+  if (n == 0) return;
+  const std::size_t per_block = 2 * static_cast<std::size_t>(threads_per_block);
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, per_block));
+  block_scan_blelloch<<<blocks, threads_per_block, per_block * sizeof(int), stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("block_scan_blelloch");
+}
+
+void launch_block_scan_shuffle(const int* in, int* out, std::size_t n, int threads_per_block,
+                               cudaStream_t stream) {
+  check_block_size(threads_per_block >= kWarpSize && threads_per_block <= kMaxThreadsPerBlock &&
+                       threads_per_block % kWarpSize == 0,
+                   "launch_block_scan_shuffle", "a multiple of 32 from 32 to 1024", threads_per_block);
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(ceil_div(n, static_cast<std::size_t>(threads_per_block)));
+  block_scan_shuffle<<<blocks, threads_per_block, 0, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("block_scan_shuffle");
+}
+
+// ---------------------------------------------------------------------------
+// Tiles: provided. A whole-array scan wants each thread to own kItemsPerThread
+// CONSECUTIVE elements (a cheap serial scan in registers), but a warp reads
+// memory fastest as 32 consecutive words per instruction. So each warp loads
+// its 512 elements in 32-wide rows into its own piece of shared memory and
+// reads them back 16 consecutive per lane (and the reverse to store).
+
+constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
+constexpr int kWarpTile = kWarpSize * kItemsPerThread;
+// One padding word after every 32: lane l's 16 consecutive words would
+// otherwise start 16 words apart and two lanes would share every bank.
+constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
+
+// Threads of the tile kernels that must fit on an SM at once, 1024 (half of
+// an H100 SM's 2048): this caps their registers at 65536 / 1024 = 64 per
+// thread. Without the cap nvcc used 118-134 registers, one block of 256
+// threads ran per SM, and the scans reached 55% of CUB's speed (H100).
+constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
+
+__device__ int padded(int index) {
+  return index + index / kWarpSize;
+}
+
+// Thread t of the block gets elements [t * kItemsPerThread, (t + 1) * kItemsPerThread)
+// of the tile that starts at tile_start; elements past n read as 0. Offsets
+// inside a warp's piece are 32-bit ints from one 64-bit base pointer: 16
+// 64-bit addresses per thread would cost registers, and registers decide how
+// many blocks fit on an SM.
+template <typename T>
+__device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T (&items)[kItemsPerThread],
+                          T* warp_staging) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const std::size_t warp_start = tile_start + static_cast<std::size_t>(threadIdx.x / kWarpSize) * kWarpTile;
+  const T* warp_in = in + warp_start;
+  if (warp_start + kWarpTile <= n) {
+    // A whole piece: 16 loads in flight per thread, no bounds checks.
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      warp_staging[padded(k * kWarpSize + lane)] = warp_in[k * kWarpSize + lane];
+    }
+  } else {
+    const int valid = warp_start < n ? static_cast<int>(n - warp_start) : 0;
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      const int j = k * kWarpSize + lane;
+      warp_staging[padded(j)] = j < valid ? warp_in[j] : T(0);
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) items[k] = warp_staging[padded(lane * kItemsPerThread + k)];
+  __syncwarp();
+}
+
+// The reverse of load_tile: writes the elements of the tile that are below n.
+template <typename T>
+__device__ void store_tile(T* out, std::size_t n, std::size_t tile_start, const T (&items)[kItemsPerThread],
+                           T* warp_staging) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const std::size_t warp_start = tile_start + static_cast<std::size_t>(threadIdx.x / kWarpSize) * kWarpTile;
+  T* warp_out = out + warp_start;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) warp_staging[padded(lane * kItemsPerThread + k)] = items[k];
+  __syncwarp();
+  const int valid = warp_start + kWarpTile <= n ? kWarpTile
+                    : warp_start < n            ? static_cast<int>(n - warp_start)
+                                                : 0;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    const int j = k * kWarpSize + lane;
+    if (j < valid) warp_out[j] = warp_staging[padded(j)];
+  }
+  __syncwarp();
+}
+
+// Replaces each of a thread's items with the running sum that starts at
+// `running`: taken before adding the item (exclusive) or after (inclusive).
+template <typename T>
+__device__ void scan_items(T (&items)[kItemsPerThread], T running, ScanKind kind) {
+  // HOLE: Walk the items in order: exclusive, items[k] = running then running += the old
+  // HOLE: value; inclusive, running += items[k] then items[k] = running.
+  const bool exclusive = kind == ScanKind::exclusive;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    // One loop with a select, not two unrolled loops: half the code and registers.
+    const T before = running;
+    running += items[k];
+    items[k] = exclusive ? before : running;
+  }
+  // END HOLE
+}
+
+// Scans one tile held as load_tile leaves it, adding carry_in to every
+// element, and returns the sum of the tile's own elements.
+// WALKTHROUGH: scan_tile
+template <typename T>
+__device__ T scan_tile(T (&items)[kItemsPerThread], T carry_in, ScanKind kind) {
+  // HOLE: 1. thread_sum = the sum of this thread's kItemsPerThread items.
+  // HOLE: 2. inclusive = block_scan(thread_sum, &tile_total): the block scan of the thread sums.
+  // HOLE: 3. scan_items from carry_in + inclusive - thread_sum: the sum of everything before
+  // HOLE:    this thread's first item.
+  // HOLE: 4. Return tile_total.
+  // STUB: return T(0);
+  T thread_sum = T(0);
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) thread_sum += items[k];
+  T tile_total = T(0);
+  const T inclusive = block_scan(thread_sum, &tile_total);
+  scan_items(items, carry_in + (inclusive - thread_sum), kind);
+  return tile_total;
+  // END HOLE
+}
+// END WALKTHROUGH: scan_tile
+
+// ---------------------------------------------------------------------------
+// Part 2: reduce-then-scan. Block b owns tiles [b * tiles_per_block, (b + 1) * tiles_per_block).
+
+// WALKTHROUGH: reduce_ranges
+template <typename T>
+__global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_block, T* block_sums) {
+  // HOLE: Sum this block's range: for each of its tiles, thread t adds the tile's elements
+  // HOLE: tile_start + k * blockDim.x + t for k = 0 .. kItemsPerThread - 1 (a warp reads 32
+  // HOLE: consecutive elements; skip those >= n). Then block_scan(sum, &total) and thread 0
+  // HOLE: writes total to block_sums[blockIdx.x].
+  const std::size_t first_tile = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
+  T sum = T(0);
+  for (std::size_t tile = first_tile; tile < first_tile + tiles_per_block; ++tile) {
+    const std::size_t tile_start = tile * kTileSize + threadIdx.x;
+    if (tile * kTileSize + kTileSize <= n) {
+      // A whole tile: kItemsPerThread loads in flight at once, no bounds checks.
+      T values[kItemsPerThread];
+#pragma unroll
+      for (int k = 0; k < kItemsPerThread; ++k) values[k] = in[tile_start + k * kThreadsPerBlock];
+#pragma unroll
+      for (int k = 0; k < kItemsPerThread; ++k) sum += values[k];
+    } else {
+      for (int k = 0; k < kItemsPerThread; ++k) {
+        if (tile_start + k * kThreadsPerBlock < n) sum += in[tile_start + k * kThreadsPerBlock];
+      }
+    }
+  }
+  T total = T(0);
+  block_scan(sum, &total);
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = total;
+  // END HOLE
+}
+// END WALKTHROUGH: reduce_ranges
+
+// One block turns the block sums into exclusive offsets, in place.
+template <typename T>
+__global__ void scan_block_sums(T* block_sums, int count) {
+  // HOLE: Walk block_sums in chunks of blockDim.x with a running carry (starting at 0):
+  // HOLE: each thread loads one sum (0 past count), block_scan gives the inclusive value
+  // HOLE: and the chunk's total; write carry + inclusive - value back; carry += total.
+  T carry = T(0);
+  for (int base = 0; base < count; base += static_cast<int>(blockDim.x)) {
+    const int i = base + static_cast<int>(threadIdx.x);
+    const T value = i < count ? block_sums[i] : T(0);
+    T chunk_total = T(0);
+    const T inclusive = block_scan(value, &chunk_total);
+    if (i < count) block_sums[i] = carry + (inclusive - value);
+    carry += chunk_total;
+  }
+  // END HOLE
+}
+
+// WALKTHROUGH: scan_ranges
+template <typename T>
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+    scan_ranges(const T* in, T* out, std::size_t n, std::size_t tiles_per_block, const T* block_offsets,
+                ScanKind kind) {
+  __shared__ T staging[kWarpsPerBlock][kStagingPerWarp];
+  T* warp_staging = staging[threadIdx.x / kWarpSize];
+  // HOLE: carry = block_offsets[blockIdx.x]. For each tile of this block's range (stop at
+  // HOLE: the first tile that starts at or past n): load_tile, carry += scan_tile(items,
+  // HOLE: carry, kind), store_tile.
+  T carry = block_offsets[blockIdx.x];
+  const std::size_t first_tile = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
+  for (std::size_t tile = first_tile; tile < first_tile + tiles_per_block && tile * kTileSize < n; ++tile) {
+    T items[kItemsPerThread];
+    load_tile(in, n, tile * kTileSize, items, warp_staging);
+    carry += scan_tile(items, carry, kind);
+    store_tile(out, n, tile * kTileSize, items, warp_staging);
+  }
+  // END HOLE
+}
+// END WALKTHROUGH: scan_ranges
+
+int reduce_then_scan_blocks(std::size_t n) {
+  const std::size_t wanted =
+      std::min(ceil_div(n, kTileSize), static_cast<std::size_t>(sm_count()) * kBlocksPerSm);
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, kMaxGridBlocks)));
+}
+
+namespace {
+
+template <typename T>
+void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* block_sums,
+                          cudaStream_t stream) {
+  if (n == 0) return;
+  if (block_sums == nullptr) {
+    throw std::invalid_argument(
+        "reduce_then_scan: block_sums must be a device buffer of kMaxGridBlocks values");
+  }
+  // Whole tiles per block, and only as many blocks as have a tile to scan.
+  const std::size_t tiles = ceil_div(n, kTileSize);
+  const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
+  const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
+  // HOLE: Three launches on `stream`, CUDA_CHECK_LAUNCH after each: reduce_ranges<T> (blocks x
+  // HOLE: kThreadsPerBlock), scan_block_sums<T> (ONE block of kMaxThreadsPerBlock threads over
+  // HOLE: `blocks` sums), scan_ranges<T> (blocks x kThreadsPerBlock).
+  reduce_ranges<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, n, tiles_per_block, block_sums);
+  CUDA_CHECK_LAUNCH("reduce_ranges");
+  scan_block_sums<T><<<1, kMaxThreadsPerBlock, 0, stream>>>(block_sums, blocks);
+  CUDA_CHECK_LAUNCH("scan_block_sums");
+  scan_ranges<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, out, n, tiles_per_block, block_sums, kind);
+  CUDA_CHECK_LAUNCH("scan_ranges");
+  // END HOLE
+}
+
+}  // namespace
+
+void reduce_then_scan(const int* in, int* out, std::size_t n, ScanKind kind, int* block_sums,
+                      cudaStream_t stream) {
+  reduce_then_scan_any(in, out, n, kind, block_sums, stream);
+}
+
+void reduce_then_scan(const float* in, float* out, std::size_t n, ScanKind kind, float* block_sums,
+                      cudaStream_t stream) {
+  reduce_then_scan_any(in, out, n, kind, block_sums, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Part 3: single pass with decoupled look-back.
+
+// Status words are read and written with volatile accesses: a waiting block
+// must see another block's store, not a copy its SM's L1 cached earlier. The
+// state and value share one aligned 64-bit word, written by one store, so
+// neither half can be seen without the other and no fence is needed.
+__device__ std::uint64_t read_status(const unsigned long long* word) {
+  return *reinterpret_cast<const volatile unsigned long long*>(word);
+}
+
+__device__ void publish_status(unsigned long long* word, TileState state, int value) {
+  *reinterpret_cast<volatile unsigned long long*>(word) = make_tile_status(state, value);
+}
+
+// The sum of one value per lane, in every lane.
+__device__ int warp_sum(int value) {
+  return __shfl_sync(kFullWarpMask, warp_scan(value), kWarpSize - 1);
+}
+
+// Run by one whole warp for tile `tile`: the sum of every tile before it, read
+// from their status words, 32 predecessors at a time (lane 31 looks at the
+// nearest). Tiles before tile 0 count as a published prefix of 0.
+// WALKTHROUGH: look_back
+__device__ int look_back(const unsigned long long* tile_status, long long tile) {
+  // HOLE: exclusive = 0; window_end = tile. Repeat:
+  // HOLE:   predecessor = window_end - 32 + lane; word = read_status(&tile_status[predecessor]),
+  // HOLE:   or make_tile_status(TileState::prefix, 0) when predecessor < 0.
+  // HOLE:   While any lane's word is TileState::invalid (__any_sync), those lanes read it again.
+  // HOLE:   prefix_lanes = __ballot_sync of "state is prefix". If nonzero: the nearest such
+  // HOLE:   lane is 31 - __clz(prefix_lanes); add warp_sum of the values of that lane and the
+  // HOLE:   lanes above it (0 elsewhere) to exclusive and return it. Otherwise add warp_sum of
+  // HOLE:   all 32 aggregates and move the window back: window_end -= 32.
+  // STUB: return 0;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  int exclusive = 0;
+  for (long long window_end = tile;; window_end -= kWarpSize) {
+    const long long predecessor = window_end - kWarpSize + lane;
+    std::uint64_t word =
+        predecessor >= 0 ? read_status(&tile_status[predecessor]) : make_tile_status(TileState::prefix, 0);
+    // Spin until every tile in the window has published at least its aggregate.
+    // They all took their ids before us, so they are running and will.
+    while (__any_sync(kFullWarpMask, tile_status_state(word) == TileState::invalid)) {
+      if (tile_status_state(word) == TileState::invalid) word = read_status(&tile_status[predecessor]);
+    }
+    const unsigned prefix_lanes = __ballot_sync(kFullWarpMask, tile_status_state(word) == TileState::prefix);
+    if (prefix_lanes != 0) {
+      // The nearest inclusive prefix ends the look-back: add it and the aggregates after it.
+      const int nearest = kWarpSize - 1 - __clz(prefix_lanes);
+      return exclusive + warp_sum(lane >= nearest ? tile_status_value(word) : 0);
+    }
+    exclusive += warp_sum(tile_status_value(word));
+  }
+  // END HOLE
+}
+// END WALKTHROUGH: look_back
+
+// WALKTHROUGH: single_pass
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+    scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, unsigned long long* tile_status,
+                     unsigned* tile_counter) {
+  // HOLE: 0. Shared memory: staging as in scan_ranges, and one unsigned tile_id and one
+  // HOLE:    int tile_prefix that thread 0 hands to the whole block.
+  // HOLE: 1. Thread 0 takes the tile id: tile_id = atomicAdd(tile_counter, 1); __syncthreads().
+  // HOLE:    (Not blockIdx.x: blocks may start in any order, and a block must never wait
+  // HOLE:    for a tile that has not started.)
+  // HOLE: 2. load_tile, then thread_sum and block_scan as in scan_tile, giving tile_total.
+  // HOLE: 3. Thread 0 publishes (TileState::aggregate, tile_total) at tile_status[tile].
+  // HOLE:    Warp 0 runs look_back(tile_status, tile); its lane 0 stores the result in
+  // HOLE:    tile_prefix and publishes (TileState::prefix, result + tile_total). __syncthreads().
+  // HOLE: 4. scan_items from tile_prefix + the thread's exclusive prefix inside the tile
+  // HOLE:    (inclusive - thread_sum); store_tile.
+  __shared__ int staging[kWarpsPerBlock][kStagingPerWarp];
+  __shared__ unsigned tile_id;
+  __shared__ int tile_prefix;
+  int* warp_staging = staging[threadIdx.x / kWarpSize];
+  if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const unsigned tile = tile_id;
+  const std::size_t tile_start = static_cast<std::size_t>(tile) * kTileSize;
+
+  int items[kItemsPerThread];
+  load_tile(in, n, tile_start, items, warp_staging);
+  int thread_sum = 0;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) thread_sum += items[k];
+  int tile_total = 0;
+  const int inclusive = block_scan(thread_sum, &tile_total);
+
+  // Publish the aggregate first, so that tiles after this one can look past it
+  // without waiting for our own look-back to finish: that is what "decoupled" means.
+  if (threadIdx.x == 0) publish_status(&tile_status[tile], TileState::aggregate, tile_total);
+  if (threadIdx.x < kWarpSize) {
+    const int before = look_back(tile_status, static_cast<long long>(tile));
+    if (threadIdx.x == 0) {
+      tile_prefix = before;
+      publish_status(&tile_status[tile], TileState::prefix, before + tile_total);
+    }
+  }
+  __syncthreads();
+
+  scan_items(items, tile_prefix + (inclusive - thread_sum), kind);
+  store_tile(out, n, tile_start, items, warp_staging);
+  // END HOLE
+}
+// END WALKTHROUGH: single_pass
+
+void single_pass_scan(const int* in, int* out, std::size_t n, ScanKind kind, LookbackScratch& scratch,
+                      cudaStream_t stream) {
+  if (n > scratch.max_n) {
+    throw std::invalid_argument("single_pass_scan: n = " + std::to_string(n) +
+                                " elements, but the LookbackScratch was built for at most " +
+                                std::to_string(scratch.max_n) + "; build it with a larger max_n");
+  }
+  if (n == 0) return;
+  const std::size_t tiles = ceil_div(n, kTileSize);
+  // Every status word starts invalid and tile ids start at 0, for every scan.
+  CUDA_CHECK(cudaMemsetAsync(scratch.tile_status.data(), 0, tiles * sizeof(unsigned long long), stream));
+  CUDA_CHECK(cudaMemsetAsync(scratch.tile_counter.data(), 0, sizeof(unsigned), stream));
+  scan_single_pass<<<static_cast<unsigned>(tiles), kThreadsPerBlock, 0, stream>>>(
+      in, out, n, kind, scratch.tile_status.data(), scratch.tile_counter.data());
+  CUDA_CHECK_LAUNCH("scan_single_pass");
+}
+
+}  // namespace scan
