@@ -168,19 +168,21 @@ constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 // thread. Without the cap nvcc used 118-134 registers, one block of 256
 // threads ran per SM, and the scans reached 55% of CUB's speed (H100).
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
+// The single pass holds no tile in registers while it waits, so it can ask
+// for a full SM: 2048 threads, 32 registers each.
+constexpr int kMinBlocksPerSmSinglePass = 2048 / kSinglePassThreads;
 
 __device__ int padded(int index) {
   return index + index / kWarpSize;
 }
 
-// Thread t of the block gets elements [t * kItemsPerThread, (t + 1) * kItemsPerThread)
-// of the tile that starts at tile_start; elements past n read as 0. Offsets
-// inside a warp's piece are 32-bit ints from one 64-bit base pointer: 16
-// 64-bit addresses per thread would cost registers, and registers decide how
-// many blocks fit on an SM.
+// Copies the tile that starts at tile_start into the warps' staging areas:
+// warp w's piece of kWarpTile elements, read 32 consecutive words per load
+// (coalesced); elements past n read as 0. Offsets inside a piece are 32-bit
+// ints from one 64-bit base pointer: 16 64-bit addresses per thread would cost
+// registers, and registers decide how many blocks fit on an SM.
 template <typename T>
-__device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T (&items)[kItemsPerThread],
-                          T* warp_staging) {
+__device__ void stage_tile(const T* in, std::size_t n, std::size_t tile_start, T* warp_staging) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const std::size_t warp_start = tile_start + static_cast<std::size_t>(threadIdx.x / kWarpSize) * kWarpTile;
   const T* warp_in = in + warp_start;
@@ -198,9 +200,24 @@ __device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T 
       warp_staging[padded(j)] = j < valid ? warp_in[j] : T(0);
     }
   }
-  __syncwarp();
+}
+
+// This thread's kItemsPerThread consecutive elements of its warp's staged piece.
+template <typename T>
+__device__ void read_staged(T (&items)[kItemsPerThread], const T* warp_staging) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) items[k] = warp_staging[padded(lane * kItemsPerThread + k)];
+}
+
+// Thread t of the block gets elements [t * kItemsPerThread, (t + 1) * kItemsPerThread)
+// of the tile that starts at tile_start; elements past n read as 0.
+template <typename T>
+__device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T (&items)[kItemsPerThread],
+                          T* warp_staging) {
+  stage_tile(in, n, tile_start, warp_staging);
+  __syncwarp();
+  read_staged(items, warp_staging);
   __syncwarp();
 }
 
@@ -347,20 +364,22 @@ __device__ int look_back(const unsigned long long* tile_status, long long tile) 
   return 0;
 }
 
-__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+__global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, unsigned long long* tile_status,
                      unsigned* tile_counter) {
-  // TODO(12): 0. Shared memory: staging as in scan_ranges, and one unsigned tile_id and one
-  //             int tile_prefix that thread 0 hands to the whole block.
+  // TODO(12): 0. Shared memory: staging[kSinglePassThreads / kWarpSize][kStagingPerWarp], one
+  //             unsigned tile_id and one int tile_prefix that thread 0 hands to the whole block.
   //          1. Thread 0 takes the tile id: tile_id = atomicAdd(tile_counter, 1); __syncthreads().
   //             (Not blockIdx.x: blocks may start in any order, and a block must never wait
-  //             for a tile that has not started.)
-  //          2. load_tile, then thread_sum and block_scan as in scan_tile, giving tile_total.
+  //             for a tile that has not started.) The tile starts at tile_id * kSinglePassTileSize.
+  //          2. stage_tile, __syncwarp(); thread_sum = the sum of this thread's 16 staged elements,
+  //             read straight from the staging area (keep the tile in shared memory while the block
+  //             waits: see the handout); block_scan(thread_sum, &tile_total).
   //          3. Thread 0 publishes (TileState::aggregate, tile_total) at tile_status[tile].
   //             Warp 0 runs look_back(tile_status, tile); its lane 0 stores the result in
   //             tile_prefix and publishes (TileState::prefix, result + tile_total). __syncthreads().
-  //          4. scan_items from tile_prefix + the thread's exclusive prefix inside the tile
-  //             (inclusive - thread_sum); store_tile.
+  //          4. read_staged into an items array, scan_items from tile_prefix + (inclusive -
+  //             thread_sum), store_tile.
 }
 
 void single_pass_scan(const int* in, int* out, std::size_t n, ScanKind kind, LookbackScratch& scratch,
@@ -371,11 +390,11 @@ void single_pass_scan(const int* in, int* out, std::size_t n, ScanKind kind, Loo
                                 std::to_string(scratch.max_n) + "; build it with a larger max_n");
   }
   if (n == 0) return;
-  const std::size_t tiles = ceil_div(n, kTileSize);
+  const std::size_t tiles = ceil_div(n, kSinglePassTileSize);
   // Every status word starts invalid and tile ids start at 0, for every scan.
   CUDA_CHECK(cudaMemsetAsync(scratch.tile_status.data(), 0, tiles * sizeof(unsigned long long), stream));
   CUDA_CHECK(cudaMemsetAsync(scratch.tile_counter.data(), 0, sizeof(unsigned), stream));
-  scan_single_pass<<<static_cast<unsigned>(tiles), kThreadsPerBlock, 0, stream>>>(
+  scan_single_pass<<<static_cast<unsigned>(tiles), kSinglePassThreads, 0, stream>>>(
       in, out, n, kind, scratch.tile_status.data(), scratch.tile_counter.data());
   CUDA_CHECK_LAUNCH("scan_single_pass");
 }

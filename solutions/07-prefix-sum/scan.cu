@@ -255,19 +255,21 @@ constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 // thread. Without the cap nvcc used 118-134 registers, one block of 256
 // threads ran per SM, and the scans reached 55% of CUB's speed (H100).
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
+// The single pass holds no tile in registers while it waits, so it can ask
+// for a full SM: 2048 threads, 32 registers each.
+constexpr int kMinBlocksPerSmSinglePass = 2048 / kSinglePassThreads;
 
 __device__ int padded(int index) {
   return index + index / kWarpSize;
 }
 
-// Thread t of the block gets elements [t * kItemsPerThread, (t + 1) * kItemsPerThread)
-// of the tile that starts at tile_start; elements past n read as 0. Offsets
-// inside a warp's piece are 32-bit ints from one 64-bit base pointer: 16
-// 64-bit addresses per thread would cost registers, and registers decide how
-// many blocks fit on an SM.
+// Copies the tile that starts at tile_start into the warps' staging areas:
+// warp w's piece of kWarpTile elements, read 32 consecutive words per load
+// (coalesced); elements past n read as 0. Offsets inside a piece are 32-bit
+// ints from one 64-bit base pointer: 16 64-bit addresses per thread would cost
+// registers, and registers decide how many blocks fit on an SM.
 template <typename T>
-__device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T (&items)[kItemsPerThread],
-                          T* warp_staging) {
+__device__ void stage_tile(const T* in, std::size_t n, std::size_t tile_start, T* warp_staging) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const std::size_t warp_start = tile_start + static_cast<std::size_t>(threadIdx.x / kWarpSize) * kWarpTile;
   const T* warp_in = in + warp_start;
@@ -285,9 +287,24 @@ __device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T 
       warp_staging[padded(j)] = j < valid ? warp_in[j] : T(0);
     }
   }
-  __syncwarp();
+}
+
+// This thread's kItemsPerThread consecutive elements of its warp's staged piece.
+template <typename T>
+__device__ void read_staged(T (&items)[kItemsPerThread], const T* warp_staging) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) items[k] = warp_staging[padded(lane * kItemsPerThread + k)];
+}
+
+// Thread t of the block gets elements [t * kItemsPerThread, (t + 1) * kItemsPerThread)
+// of the tile that starts at tile_start; elements past n read as 0.
+template <typename T>
+__device__ void load_tile(const T* in, std::size_t n, std::size_t tile_start, T (&items)[kItemsPerThread],
+                          T* warp_staging) {
+  stage_tile(in, n, tile_start, warp_staging);
+  __syncwarp();
+  read_staged(items, warp_staging);
   __syncwarp();
 }
 
@@ -527,34 +544,40 @@ __device__ int look_back(const unsigned long long* tile_status, long long tile) 
 // END WALKTHROUGH: look_back
 
 // WALKTHROUGH: single_pass
-__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+__global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, unsigned long long* tile_status,
                      unsigned* tile_counter) {
-  // HOLE: 0. Shared memory: staging as in scan_ranges, and one unsigned tile_id and one
-  // HOLE:    int tile_prefix that thread 0 hands to the whole block.
+  // HOLE: 0. Shared memory: staging[kSinglePassThreads / kWarpSize][kStagingPerWarp], one
+  // HOLE:    unsigned tile_id and one int tile_prefix that thread 0 hands to the whole block.
   // HOLE: 1. Thread 0 takes the tile id: tile_id = atomicAdd(tile_counter, 1); __syncthreads().
   // HOLE:    (Not blockIdx.x: blocks may start in any order, and a block must never wait
-  // HOLE:    for a tile that has not started.)
-  // HOLE: 2. load_tile, then thread_sum and block_scan as in scan_tile, giving tile_total.
+  // HOLE:    for a tile that has not started.) The tile starts at tile_id * kSinglePassTileSize.
+  // HOLE: 2. stage_tile, __syncwarp(); thread_sum = the sum of this thread's 16 staged elements,
+  // HOLE:    read straight from the staging area (keep the tile in shared memory while the block
+  // HOLE:    waits: see the handout); block_scan(thread_sum, &tile_total).
   // HOLE: 3. Thread 0 publishes (TileState::aggregate, tile_total) at tile_status[tile].
   // HOLE:    Warp 0 runs look_back(tile_status, tile); its lane 0 stores the result in
   // HOLE:    tile_prefix and publishes (TileState::prefix, result + tile_total). __syncthreads().
-  // HOLE: 4. scan_items from tile_prefix + the thread's exclusive prefix inside the tile
-  // HOLE:    (inclusive - thread_sum); store_tile.
-  __shared__ int staging[kWarpsPerBlock][kStagingPerWarp];
+  // HOLE: 4. read_staged into an items array, scan_items from tile_prefix + (inclusive -
+  // HOLE:    thread_sum), store_tile.
+  __shared__ int staging[kSinglePassThreads / kWarpSize][kStagingPerWarp];
   __shared__ unsigned tile_id;
   __shared__ int tile_prefix;
   int* warp_staging = staging[threadIdx.x / kWarpSize];
   if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
   __syncthreads();
   const unsigned tile = tile_id;
-  const std::size_t tile_start = static_cast<std::size_t>(tile) * kTileSize;
+  const std::size_t tile_start = static_cast<std::size_t>(tile) * kSinglePassTileSize;
 
-  int items[kItemsPerThread];
-  load_tile(in, n, tile_start, items, warp_staging);
+  // The tile waits out the look-back in shared memory, not in registers: with
+  // no 16 items held per thread the kernel fits in 32 registers, so twice as
+  // many threads (and tiles in flight) fit on an SM while tiles wait.
+  stage_tile(in, n, tile_start, warp_staging);
+  __syncwarp();
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   int thread_sum = 0;
 #pragma unroll
-  for (int k = 0; k < kItemsPerThread; ++k) thread_sum += items[k];
+  for (int k = 0; k < kItemsPerThread; ++k) thread_sum += warp_staging[padded(lane * kItemsPerThread + k)];
   int tile_total = 0;
   const int inclusive = block_scan(thread_sum, &tile_total);
 
@@ -570,6 +593,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   }
   __syncthreads();
 
+  int items[kItemsPerThread];
+  read_staged(items, warp_staging);
   scan_items(items, tile_prefix + (inclusive - thread_sum), kind);
   store_tile(out, n, tile_start, items, warp_staging);
   // END HOLE
@@ -584,11 +609,11 @@ void single_pass_scan(const int* in, int* out, std::size_t n, ScanKind kind, Loo
                                 std::to_string(scratch.max_n) + "; build it with a larger max_n");
   }
   if (n == 0) return;
-  const std::size_t tiles = ceil_div(n, kTileSize);
+  const std::size_t tiles = ceil_div(n, kSinglePassTileSize);
   // Every status word starts invalid and tile ids start at 0, for every scan.
   CUDA_CHECK(cudaMemsetAsync(scratch.tile_status.data(), 0, tiles * sizeof(unsigned long long), stream));
   CUDA_CHECK(cudaMemsetAsync(scratch.tile_counter.data(), 0, sizeof(unsigned), stream));
-  scan_single_pass<<<static_cast<unsigned>(tiles), kThreadsPerBlock, 0, stream>>>(
+  scan_single_pass<<<static_cast<unsigned>(tiles), kSinglePassThreads, 0, stream>>>(
       in, out, n, kind, scratch.tile_status.data(), scratch.tile_counter.data());
   CUDA_CHECK_LAUNCH("scan_single_pass");
 }
