@@ -1,0 +1,624 @@
+// Tests of lab 06. Every GPU test derives from workbook::testing::GpuTest, so
+// it is skipped (with the reason) on a machine without a GPU.
+//
+// The inputs are made so that the predicate keeps exactly the elements a
+// pattern names (all, none, every other one, only the last, only the last
+// tile, a seeded half), and every output is checked element by element in
+// input order, with the output poisoned beforehand and everything after the
+// kept elements required to still hold the poison.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compaction.cuh"
+#include "cub_yardstick.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/generators.hpp"
+#include "workbook/testing.hpp"
+#include "workbook/timing.hpp"
+
+namespace compaction {
+namespace {
+
+using workbook::compare_exact;
+using workbook::DeviceBuffer;
+using workbook::testing::GpuTest;
+using workbook::testing::matches;
+
+// Outputs are filled with 0x7F bytes before each run: a position nobody wrote
+// reads 2139062143 (ints) or the same as a count.
+constexpr int kPoisonByte = 0x7F;
+constexpr int kPoison = 0x7F7F7F7F;
+constexpr std::uint32_t kCountPoison = 0x7F7F7F7Fu;
+// Elements past the end of every output: a kernel that writes past its last
+// element overwrites them.
+constexpr std::size_t kGuard = 64;
+
+// Sizes around a warp (31, 32, 33), a block's threads (255, 256, 257) and a
+// tile (4095, 4096, 4097), a non-power of two, more tiles than an H100 runs at
+// once (5 * 2^20 = 1280 tiles) and 2^26 (16384 tiles).
+constexpr std::size_t kLarge = std::size_t{1} << 26;
+constexpr std::size_t kTile = static_cast<std::size_t>(kTileSize);
+const std::size_t kSizes[] = {
+    1, 31, 32, 33, 255, 256, 257, kTile - 1, kTile, kTile + 1, 100003, std::size_t{5} << 20, kLarge};
+
+std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
+  return "n" + std::to_string(info.param);
+}
+
+std::string seed_text() {
+  return "seed=" + std::to_string(workbook::test_seed());
+}
+
+// ---------------------------------------------------------------------------
+// Which elements are kept.
+
+enum class Kept { all, none, alternating, last_only, last_tile_only, random };
+
+const char* to_string(Kept kept) {
+  switch (kept) {
+    case Kept::all:
+      return "all";
+    case Kept::none:
+      return "none";
+    case Kept::alternating:
+      return "alternating (indices 0, 2, 4, ...)";
+    case Kept::last_only:
+      return "only the last element";
+    case Kept::last_tile_only:
+      return "only the last tile";
+    case Kept::random:
+      return "random half";
+  }
+  return "?";
+}
+
+bool is_kept(Kept kept, std::size_t i, std::size_t n) {
+  switch (kept) {
+    case Kept::all:
+      return true;
+    case Kept::none:
+      return false;
+    case Kept::alternating:
+      return i % 2 == 0;
+    case Kept::last_only:
+      return i + 1 == n;
+    case Kept::last_tile_only:
+      return i >= (n - 1) / kTile * kTile;  // the last tile, partial or not
+    case Kept::random:
+      return (workbook::hash64(workbook::test_seed(), i) >> 63) != 0;
+  }
+  return false;
+}
+
+// Every pattern for small inputs; fewer for the large ones, where each case
+// costs the host a second.
+std::vector<Kept> patterns_for(std::size_t n) {
+  if (n >= kLarge) return {Kept::random, Kept::last_tile_only};
+  if (n > 100003) return {Kept::random, Kept::all, Kept::last_only, Kept::last_tile_only};
+  return {Kept::all, Kept::none, Kept::alternating, Kept::last_only, Kept::last_tile_only, Kept::random};
+}
+
+// The two rules of the lab. The threshold is positive, so that negative values,
+// 0 and small positive ones are all kept by it.
+constexpr int kThreshold = 1000;
+const KeepIf kRules[] = {KeepIf{Rule::nonzero, 0}, KeepIf{Rule::less_than, kThreshold}};
+
+std::string to_string(KeepIf keep) {
+  return keep.rule == Rule::nonzero ? "keep x != 0" : "keep x < " + std::to_string(keep.threshold);
+}
+
+// n values that `keep` keeps exactly where the pattern says: kept values spread
+// over 2^24 values below the threshold (or nonzero of either sign), dropped
+// ones over 2^24 values from the threshold up (or 0), with INT_MIN and INT_MAX
+// mixed in (1 in 64).
+std::vector<int> make_input(std::size_t n, Kept kept, KeepIf keep) {
+  std::vector<int> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t hash = workbook::hash64(workbook::test_seed() + 1, i);
+    const int spread = static_cast<int>(hash % (1u << 24));
+    const bool extreme = (hash >> 32) % 64 == 0;
+    const bool keep_it = is_kept(kept, i, n);
+    if (keep.rule == Rule::nonzero) {
+      values[i] = !keep_it ? 0 : extreme ? INT_MIN : (hash >> 40) % 2 != 0 ? spread + 1 : -(spread + 1);
+    } else {
+      values[i] = keep_it ? (extreme ? INT_MIN : keep.threshold - 1 - spread)
+                          : (extreme ? INT_MAX : keep.threshold + spread);
+    }
+  }
+  return values;
+}
+
+std::vector<int> kept_values(const std::vector<int>& values, KeepIf keep) {
+  std::vector<int> kept;
+  std::copy_if(values.begin(), values.end(), std::back_inserter(kept), keep);
+  return kept;
+}
+
+std::string describe(std::size_t n, Kept kept, KeepIf keep) {
+  return "n=" + std::to_string(n) + ", kept=" + to_string(kept) + ", " + to_string(keep) + ", " + seed_text();
+}
+
+std::string count_text(std::uint32_t count) {
+  return std::to_string(count) + (count == kCountPoison ? " (the poison: the count was never written)" : "");
+}
+
+// Checks a compacted output: its first expected.size() elements one by one,
+// and the poison in every element after them (the guards included).
+void expect_output(const std::vector<int>& expected, const std::vector<int>& got, const std::string& context,
+                   const std::string& name) {
+  const std::size_t k = std::min(expected.size(), got.size());
+  EXPECT_TRUE(matches(compare_exact(expected, std::vector<int>(got.begin(), got.begin() + k)),
+                      context + " (" + name + "[j] must be the j-th kept element, in input order)"));
+  const std::vector<int> rest(got.begin() + k, got.end());
+  EXPECT_TRUE(matches(compare_exact(std::vector<int>(rest.size(), kPoison), rest),
+                      context + ", " + name + " after the kept elements (index 0 = position " +
+                          std::to_string(k) + "; nothing may be written there)"));
+}
+
+void expect_count(std::size_t expected, std::uint32_t got, const std::string& context) {
+  EXPECT_EQ(got, expected) << "the kept count for " << context << ": expected " << expected << ", got "
+                           << count_text(got);
+}
+
+// ---------------------------------------------------------------------------
+// On the host: the predicate, the warp rank, the tile geometry.
+
+TEST(KeepIf, NonzeroKeepsEveryValueButZero) {
+  const KeepIf keep{Rule::nonzero, 12345};  // the threshold must not matter
+  EXPECT_FALSE(keep(0));
+  for (int value : {INT_MIN, -1000, -1, 1, 7, 12345, 12346, INT_MAX}) EXPECT_TRUE(keep(value)) << value;
+}
+
+TEST(KeepIf, LessThanKeepsTheValuesBelowTheThreshold) {
+  EXPECT_TRUE((KeepIf{Rule::less_than, 0}(-1)));
+  EXPECT_FALSE((KeepIf{Rule::less_than, 0}(0)));
+  EXPECT_FALSE((KeepIf{Rule::less_than, 0}(1)));
+  EXPECT_TRUE((KeepIf{Rule::less_than, 1000}(999)));
+  EXPECT_FALSE((KeepIf{Rule::less_than, 1000}(1000)));
+  EXPECT_FALSE((KeepIf{Rule::less_than, INT_MIN}(INT_MIN))) << "nothing is below INT_MIN";
+  EXPECT_TRUE((KeepIf{Rule::less_than, INT_MAX}(INT_MAX - 1)));
+  EXPECT_FALSE((KeepIf{Rule::less_than, INT_MAX}(INT_MAX)));
+}
+
+TEST(WarpRank, IsTheNumberOfKeptLanesBelowTheLane) {
+  EXPECT_EQ(rank_among_kept(0b10110u, 4), 2) << "lanes 1 and 2 are kept below lane 4";
+  EXPECT_EQ(rank_among_kept(0b10110u, 1), 0) << "no kept lane below lane 1";
+  EXPECT_EQ(rank_among_kept(kFullMask, 31), 31);
+  EXPECT_EQ(rank_among_kept(kFullMask, 0), 0);
+  EXPECT_EQ(rank_among_kept(0x80000000u, 31), 0) << "only lane 31 kept";
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const unsigned mask = static_cast<unsigned>(workbook::hash64(6, k));
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      int below = 0;
+      for (int j = 0; j < lane; ++j) below += (mask >> j) & 1u;
+      ASSERT_EQ(rank_among_kept(mask, lane), below)
+          << "mask 0x" << std::hex << mask << std::dec << ", lane " << lane;
+    }
+  }
+}
+
+TEST(TileGeometry, TilesCoverEveryElementWithWholeTiles) {
+  EXPECT_EQ(kTileSize, kThreadsPerBlock * kItemsPerThread);
+  EXPECT_EQ(tiles_for(0), 0u);
+  for (std::size_t n : {std::size_t{1}, kTile - 1, kTile, kTile + 1, std::size_t{100003}, kLarge + 1}) {
+    const std::size_t tiles = tiles_for(n);
+    EXPECT_GE(tiles * kTile, n) << "n=" << n << ": " << tiles << " tiles do not cover every element";
+    EXPECT_LT((tiles - 1) * kTile, n) << "n=" << n << ": " << tiles << " tiles, the last of them empty";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Part 1: positions inside a warp.
+
+class WarpOutputPositions : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(WarpOutputPositions, GiveEachKeptElementTheNumberOfKeptLanesBelowIt) {
+  const std::size_t n = GetParam();
+  const std::size_t warps = (n + kWarpSize - 1) / kWarpSize;
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> values = make_input(n, kept, keep);
+      std::vector<int> expected_positions(n, -1);
+      std::vector<std::uint32_t> expected_counts(warps, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!keep(values[i])) continue;
+        expected_positions[i] = static_cast<int>(expected_counts[i / kWarpSize]++);
+      }
+      const DeviceBuffer<int> in = workbook::to_device(values);
+      DeviceBuffer<int> positions(n + kGuard);
+      DeviceBuffer<std::uint32_t> counts(warps + kGuard);
+      positions.fill_bytes(kPoisonByte);
+      counts.fill_bytes(kPoisonByte);
+      launch_warp_output_positions(in.data(), n, keep, positions.data(), counts.data());
+
+      const std::string context = "warp_output_positions, " + describe(n, kept, keep);
+      const std::vector<int> got_positions = positions.to_host();
+      const std::vector<std::uint32_t> got_counts = counts.to_host();
+      EXPECT_TRUE(
+          matches(compare_exact(expected_positions,
+                                std::vector<int>(got_positions.begin(), got_positions.begin() + n)),
+                  context + " (positions[i]: rank among the kept lanes of the warp, -1 when not kept)"));
+      EXPECT_TRUE(matches(compare_exact(std::vector<int>(kGuard, kPoison),
+                                        std::vector<int>(got_positions.begin() + n, got_positions.end())),
+                          context + ", the guard elements after positions[n - 1]"));
+      EXPECT_TRUE(matches(compare_exact(expected_counts, std::vector<std::uint32_t>(
+                                                             got_counts.begin(), got_counts.begin() + warps)),
+                          context + " (warp_counts[w]: kept elements among elements 32w .. 32w + 31)"));
+      EXPECT_TRUE(
+          matches(compare_exact(std::vector<std::uint32_t>(kGuard, kCountPoison),
+                                std::vector<std::uint32_t>(got_counts.begin() + warps, got_counts.end())),
+                  context + ", the guard elements after the last warp count"));
+      if (HasFailure()) return;  // one failing case says enough
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, WarpOutputPositions, ::testing::ValuesIn(kSizes), size_name);
+
+// ---------------------------------------------------------------------------
+// Part 2, phase by phase, then the three together.
+
+std::vector<std::uint32_t> host_tile_counts(const std::vector<int>& values, KeepIf keep) {
+  std::vector<std::uint32_t> counts(tiles_for(values.size()), 0);
+  for (std::size_t i = 0; i < values.size(); ++i) counts[i / kTile] += keep(values[i]) ? 1 : 0;
+  return counts;
+}
+
+class CountKeptPerTile : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(CountKeptPerTile, CountsTheKeptElementsOfEveryTile) {
+  const std::size_t n = GetParam();
+  const std::size_t tiles = tiles_for(n);
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> values = make_input(n, kept, keep);
+      const std::vector<std::uint32_t> expected = host_tile_counts(values, keep);
+      const DeviceBuffer<int> in = workbook::to_device(values);
+      DeviceBuffer<std::uint32_t> counts(tiles + kGuard);
+      counts.fill_bytes(kPoisonByte);
+      launch_count_kept_per_tile(in.data(), n, keep, counts.data());
+      const std::vector<std::uint32_t> got = counts.to_host();
+      const std::string context = "count_kept_per_tile, " + describe(n, kept, keep);
+      EXPECT_TRUE(
+          matches(compare_exact(expected, std::vector<std::uint32_t>(got.begin(), got.begin() + tiles)),
+                  context + " (index = tile; tile b is elements 4096b .. 4096b + 4095)"));
+      EXPECT_TRUE(matches(compare_exact(std::vector<std::uint32_t>(kGuard, kCountPoison),
+                                        std::vector<std::uint32_t>(got.begin() + tiles, got.end())),
+                          context + ", the guard elements after the last tile's count"));
+      if (HasFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CountKeptPerTile, ::testing::ValuesIn(kSizes), size_name);
+
+class ScatterKept : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(ScatterKept, WritesEveryTileAtItsOffsetInInputOrder) {
+  // The offsets come from the host, so this test does not depend on phase (a).
+  const std::size_t n = GetParam();
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> values = make_input(n, kept, keep);
+      const std::vector<std::uint32_t> counts = host_tile_counts(values, keep);
+      std::vector<std::uint32_t> offsets(counts.size(), 0);
+      for (std::size_t b = 1; b < counts.size(); ++b) offsets[b] = offsets[b - 1] + counts[b - 1];
+      const DeviceBuffer<int> in = workbook::to_device(values);
+      const DeviceBuffer<std::uint32_t> device_offsets = workbook::to_device(offsets);
+      DeviceBuffer<int> out(n + kGuard);
+      out.fill_bytes(kPoisonByte);
+      launch_scatter_kept(in.data(), n, keep, device_offsets.data(), out.data());
+      expect_output(kept_values(values, keep), out.to_host(),
+                    "scatter_kept with the tile offsets computed on the host, " + describe(n, kept, keep),
+                    "out");
+      if (HasFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ScatterKept, ::testing::ValuesIn(kSizes), size_name);
+
+class StableCompaction : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(StableCompaction, KeepsExactlyTheKeptElementsInInputOrder) {
+  const std::size_t n = GetParam();
+  CompactionScratch scratch(n);  // exactly large enough
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> values = make_input(n, kept, keep);
+      const std::vector<int> expected = kept_values(values, keep);
+      const DeviceBuffer<int> in = workbook::to_device(values);
+      DeviceBuffer<int> out(n + kGuard);
+      DeviceBuffer<std::uint32_t> count(1);
+      out.fill_bytes(kPoisonByte);
+      count.fill_bytes(kPoisonByte);
+      compact(in.data(), n, keep, out.data(), scratch, count.data());
+      const std::string context = "compact, " + describe(n, kept, keep);
+      expect_count(expected.size(), count.to_host()[0], context);
+      expect_output(expected, out.to_host(), context, "out");
+      if (HasFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, StableCompaction, ::testing::ValuesIn(kSizes), size_name);
+
+class EmptyInput : public GpuTest {};
+
+TEST_F(EmptyInput, CompactsToNothingWithACountOfZero) {
+  CompactionScratch scratch(0);
+  DeviceBuffer<std::uint32_t> count(1);
+  DeviceBuffer<int> out(kGuard);
+  DeviceBuffer<int> out_values(kGuard);
+  out.fill_bytes(kPoisonByte);
+  out_values.fill_bytes(kPoisonByte);
+  const KeepIf keep{Rule::nonzero, 0};
+
+  count.fill_bytes(kPoisonByte);
+  compact(nullptr, 0, keep, out.data(), scratch, count.data());
+  EXPECT_EQ(count.to_host()[0], 0u) << "compact of n=0: the count must be written, as 0, got "
+                                    << count_text(count.to_host()[0]);
+  count.fill_bytes(kPoisonByte);
+  compact_pairs(nullptr, nullptr, 0, keep, out.data(), out_values.data(), scratch, count.data());
+  EXPECT_EQ(count.to_host()[0], 0u) << "compact_pairs of n=0: got " << count_text(count.to_host()[0]);
+  count.fill_bytes(kPoisonByte);
+  compact_unordered(nullptr, 0, keep, out.data(), count.data());
+  EXPECT_EQ(count.to_host()[0], 0u) << "compact_unordered of n=0: got " << count_text(count.to_host()[0]);
+  EXPECT_EQ(compact_and_count(nullptr, 0, keep, out.data(), scratch), 0u) << "compact_and_count of n=0";
+  // A grid of 0 blocks is an invalid configuration: the launchers must not try.
+  EXPECT_NO_THROW(launch_warp_output_positions(nullptr, 0, keep, nullptr, nullptr));
+  EXPECT_NO_THROW(launch_count_kept_per_tile(nullptr, 0, keep, nullptr));
+  EXPECT_NO_THROW(launch_scatter_kept(nullptr, 0, keep, nullptr, nullptr));
+  EXPECT_NO_THROW(launch_scatter_kept_pairs(nullptr, nullptr, 0, keep, nullptr, nullptr, nullptr));
+  EXPECT_NO_THROW(launch_scatter_kept_unordered(nullptr, 0, keep, nullptr, count.data()));
+  expect_output({}, out.to_host(), "every compaction of n=0", "out");
+  expect_output({}, out_values.to_host(), "compact_pairs of n=0", "out_values");
+}
+
+class CompactionArguments : public GpuTest {};
+
+TEST_F(CompactionArguments, AnInputLargerThanTheScratchIsRejectedWithAMessage) {
+  CompactionScratch scratch(1000);
+  const KeepIf keep{Rule::nonzero, 0};
+  // Checked on the host before anything is launched: null pointers never reach the GPU.
+  try {
+    compact(nullptr, 1001, keep, nullptr, scratch, nullptr);
+    ADD_FAILURE() << "compact of n=1001 with a scratch for 1000 elements did not throw";
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("1001"), std::string::npos) << "the message should name n: " << message;
+    EXPECT_NE(message.find("1000"), std::string::npos) << "the message should name the capacity: " << message;
+  }
+  EXPECT_THROW(compact_pairs(nullptr, nullptr, 1001, keep, nullptr, nullptr, scratch, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(compact_and_count(nullptr, 1001, keep, nullptr, scratch), std::invalid_argument);
+  EXPECT_THROW(compact_unordered(nullptr, 10, keep, nullptr, nullptr), std::invalid_argument)
+      << "compact_unordered needs its counter";
+  EXPECT_THROW(CompactionScratch(std::size_t{1} << 32), std::invalid_argument)
+      << "2^32 elements do not fit 32-bit counts";
+}
+
+// ---------------------------------------------------------------------------
+// Part 3: the predicates, the count on the host, key-value pairs.
+
+class Predicates : public GpuTest {};
+
+TEST_F(Predicates, LessThanKeepsTheValuesBelowAnyThreshold) {
+  const std::size_t n = 100003;
+  std::vector<int> values =
+      workbook::generate_ints(n, workbook::Pattern::uniform, workbook::test_seed(), INT_MIN, INT_MAX);
+  values.front() = INT_MIN;
+  values[n / 2] = 0;
+  values.back() = INT_MAX;
+  const DeviceBuffer<int> in = workbook::to_device(values);
+  CompactionScratch scratch(n);
+  DeviceBuffer<int> out(n + kGuard);
+  DeviceBuffer<std::uint32_t> count(1);
+  for (const int threshold : {INT_MIN, -1000000000, -1, 0, 1, 1000000000, INT_MAX}) {
+    const KeepIf keep{Rule::less_than, threshold};
+    out.fill_bytes(kPoisonByte);
+    count.fill_bytes(kPoisonByte);
+    compact(in.data(), n, keep, out.data(), scratch, count.data());
+    const std::vector<int> expected = kept_values(values, keep);
+    const std::string context = "compact, n=" + std::to_string(n) +
+                                " uniform ints over the whole int range, " + to_string(keep) + ", " +
+                                seed_text();
+    expect_count(expected.size(), count.to_host()[0], context);
+    expect_output(expected, out.to_host(), context, "out");
+  }
+}
+
+TEST_F(Predicates, NonzeroDropsOnlyTheZeros) {
+  const std::size_t n = 100003;
+  CompactionScratch scratch(n);
+  DeviceBuffer<int> out(n + kGuard);
+  DeviceBuffer<std::uint32_t> count(1);
+  const KeepIf keep{Rule::nonzero, 0};
+  for (const workbook::Pattern pattern : workbook::all_patterns()) {
+    // Values in [-2, 2]: about one in five is 0, or all of them, or none.
+    const std::vector<int> values = workbook::generate_ints(n, pattern, workbook::test_seed(), -2, 2);
+    const DeviceBuffer<int> in = workbook::to_device(values);
+    out.fill_bytes(kPoisonByte);
+    count.fill_bytes(kPoisonByte);
+    compact(in.data(), n, keep, out.data(), scratch, count.data());
+    const std::vector<int> expected = kept_values(values, keep);
+    const std::string context =
+        "compact, values in [-2, 2], " + workbook::testing::describe_case(n, pattern) + ", keep x != 0";
+    expect_count(expected.size(), count.to_host()[0], context);
+    expect_output(expected, out.to_host(), context, "out");
+  }
+}
+
+class KeptCount : public GpuTest {};
+
+TEST_F(KeptCount, ComesBackToTheHostAndMatchesTheOutput) {
+  // One scratch for every size (built for the largest), and half of the calls on a stream of their own.
+  const std::size_t sizes[] = {(std::size_t{5} << 20) + 3, 1, 33, kTile + 1, 100003};
+  CompactionScratch scratch(sizes[0]);
+  workbook::CudaStream stream;
+  int call = 0;
+  for (const std::size_t n : sizes) {
+    for (const KeepIf keep : kRules) {
+      for (const Kept kept : {Kept::random, Kept::all, Kept::none, Kept::last_tile_only}) {
+        const std::vector<int> values = make_input(n, kept, keep);
+        const std::vector<int> expected = kept_values(values, keep);
+        const DeviceBuffer<int> in = workbook::to_device(values);
+        DeviceBuffer<int> out(n + kGuard);
+        out.fill_bytes(kPoisonByte);
+        const bool on_stream = call++ % 2 == 1;
+        const std::size_t got =
+            compact_and_count(in.data(), n, keep, out.data(), scratch, on_stream ? stream.get() : nullptr);
+        const std::string context = std::string("compact_and_count") +
+                                    (on_stream ? " on a stream of its own" : "") + ", " +
+                                    describe(n, kept, keep);
+        EXPECT_EQ(got, expected.size()) << "the kept count returned to the host, for " << context;
+        expect_output(expected, out.to_host(), context, "out");
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+class StableCompactionOfPairs : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(StableCompactionOfPairs, KeepsEachKeyWithItsValueInInputOrder) {
+  const std::size_t n = GetParam();
+  CompactionScratch scratch(n);
+  // The values are the input indices: a kept pair out of order, or a value
+  // moved without its key, shows in the values.
+  std::vector<int> indices(n);
+  for (std::size_t i = 0; i < n; ++i) indices[i] = static_cast<int>(i);
+  const DeviceBuffer<int> values = workbook::to_device(indices);
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> keys = make_input(n, kept, keep);
+      std::vector<int> expected_keys, expected_values;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!keep(keys[i])) continue;
+        expected_keys.push_back(keys[i]);
+        expected_values.push_back(indices[i]);
+      }
+      const DeviceBuffer<int> device_keys = workbook::to_device(keys);
+      DeviceBuffer<int> out_keys(n + kGuard);
+      DeviceBuffer<int> out_values(n + kGuard);
+      DeviceBuffer<std::uint32_t> count(1);
+      out_keys.fill_bytes(kPoisonByte);
+      out_values.fill_bytes(kPoisonByte);
+      count.fill_bytes(kPoisonByte);
+      compact_pairs(device_keys.data(), values.data(), n, keep, out_keys.data(), out_values.data(), scratch,
+                    count.data());
+      const std::string context = "compact_pairs with values = input indices, " + describe(n, kept, keep);
+      expect_count(expected_keys.size(), count.to_host()[0], context);
+      expect_output(expected_keys, out_keys.to_host(), context, "out_keys");
+      expect_output(expected_values, out_values.to_host(), context, "out_values");
+      if (HasFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, StableCompactionOfPairs, ::testing::ValuesIn(kSizes), size_name);
+
+// ---------------------------------------------------------------------------
+// Part 4: unordered compaction. The order is free, so both sides are sorted
+// before they are compared; the count and the untouched rest are exact.
+
+class UnorderedCompaction : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(UnorderedCompaction, KeepsTheSameMultisetAndCount) {
+  const std::size_t n = GetParam();
+  for (const KeepIf keep : kRules) {
+    for (const Kept kept : patterns_for(n)) {
+      const std::vector<int> values = make_input(n, kept, keep);
+      std::vector<int> expected = kept_values(values, keep);
+      const DeviceBuffer<int> in = workbook::to_device(values);
+      DeviceBuffer<int> out(n + kGuard);
+      DeviceBuffer<std::uint32_t> count(1);
+      out.fill_bytes(kPoisonByte);
+      count.fill_bytes(kPoisonByte);
+      compact_unordered(in.data(), n, keep, out.data(), count.data());
+      const std::string context = "compact_unordered, " + describe(n, kept, keep);
+      const std::uint32_t got_count = count.to_host()[0];
+      expect_count(expected.size(), got_count, context);
+      const std::vector<int> got = out.to_host();
+      const std::size_t k = std::min(expected.size(), got.size());
+      std::vector<int> got_kept(got.begin(), got.begin() + k);
+      std::sort(expected.begin(), expected.end());
+      std::sort(got_kept.begin(), got_kept.end());
+      EXPECT_TRUE(matches(compare_exact(expected, got_kept),
+                          context +
+                              " (both sides sorted: index = rank in sorted order; a difference means an "
+                              "element lost, written twice or overwritten)"));
+      const std::vector<int> rest(got.begin() + k, got.end());
+      EXPECT_TRUE(matches(compare_exact(std::vector<int>(rest.size(), kPoison), rest),
+                          context + ", out after the kept elements (index 0 = position " + std::to_string(k) +
+                              "; nothing may be written there)"));
+      if (HasFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, UnorderedCompaction, ::testing::ValuesIn(kSizes), size_name);
+
+// ---------------------------------------------------------------------------
+// Speed: compact() against cub::DeviceSelect::If with the same predicate on
+// the same 2^28 ints, both timed with workbook::time_gpu (cold L2, median).
+// The rate counts the bytes any compaction must move: every element read once
+// and every kept element written once (6 bytes per element at 50 % kept).
+
+constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
+
+class CompactionSpeed : public GpuTest {};
+
+TEST_F(CompactionSpeed, StableCompactionReachesTargetFractionOfCub) {
+  // Uniform over all ints and keep x < 0: half of them, in a random pattern.
+  const std::vector<int> values = workbook::generate_ints(kSpeedSize, workbook::Pattern::uniform,
+                                                          workbook::test_seed(), INT_MIN, INT_MAX);
+  const KeepIf keep{Rule::less_than, 0};
+  const std::vector<int> expected = kept_values(values, keep);
+  const DeviceBuffer<int> in = workbook::to_device(values);
+  DeviceBuffer<int> out(kSpeedSize);
+  DeviceBuffer<std::uint32_t> count(1);
+  CompactionScratch scratch(kSpeedSize);
+  out.fill_bytes(kPoisonByte);
+  count.fill_bytes(kPoisonByte);
+
+  const workbook::TimingResult ours = workbook::time_gpu([&](cudaStream_t stream) {
+    compact(in.data(), kSpeedSize, keep, out.data(), scratch, count.data(), stream);
+  });
+  // Speed counts only for correct code: check what the timed runs computed.
+  const std::string context =
+      "compact, n=2^28 uniform ints, " + to_string(keep) + ", " + seed_text() + " (the timed runs)";
+  const std::uint32_t got_count = count.to_host()[0];
+  ASSERT_EQ(got_count, expected.size())
+      << "the kept count for " << context << ": got " << count_text(got_count);
+  std::vector<int> got(expected.size());
+  CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  ASSERT_TRUE(matches(compare_exact(expected, got), context));
+
+  DeviceBuffer<int> cub_out(kSpeedSize);
+  DeviceBuffer<std::uint32_t> cub_count(1);
+  yardstick::CubSelectIf cub(in.data(), kSpeedSize, keep, cub_out.data(), cub_count.data());
+  const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
+  ASSERT_EQ(cub_count.to_host()[0], expected.size()) << "cub::DeviceSelect::If disagrees with the host";
+
+  const double bytes = static_cast<double>(kSpeedSize + expected.size()) * sizeof(int);
+  const double gbps = workbook::gigabytes_per_second(bytes, ours.median_ms);
+  const double cub_gbps = workbook::gigabytes_per_second(bytes, theirs.median_ms);
+  std::printf("[  TIMING  ] compact, keep %.1f%%: %s, %.1f GB/s\n", 100.0 * expected.size() / kSpeedSize,
+              ours.summary().c_str(), gbps);
+  std::printf("[  TIMING  ] cub::DeviceSelect::If: %s, %.1f GB/s\n", theirs.summary().c_str(), cub_gbps);
+  workbook::testing::expect_speed({gbps, cub_gbps, "GB/s", "cub::DeviceSelect::If on the same input"});
+}
+
+}  // namespace
+}  // namespace compaction

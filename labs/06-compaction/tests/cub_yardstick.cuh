@@ -1,0 +1,58 @@
+/// @file cub_yardstick.cuh
+/// @brief The yardstick of lab 06: cub::DeviceSelect::If (it ships with the
+/// CUDA Toolkit) with the lab's own predicate on the same input, for the
+/// speed test and the experiment. Not part of the student's file: students
+/// write their own compaction, and the grader refuses one that calls CUB.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cub/device/device_select.cuh>
+
+#include "compaction.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+
+namespace compaction::yardstick {
+
+/// @brief One cub::DeviceSelect::If of one input, with its temporary storage
+/// allocated once at construction so that run() times the compaction alone.
+class CubSelectIf {
+ public:
+  /// @brief Asks CUB how much temporary storage the selection needs and allocates it.
+  /// @param[in] in Device array of n ints.
+  /// @param[in] n Number of elements.
+  /// @param[in] keep The predicate, the same KeepIf the lab's compactions take.
+  /// @param[out] out Device array of n ints: the kept elements of each run(), in input order.
+  /// @param[out] kept_count Device pointer to one count: the number kept by each run().
+  CubSelectIf(const int* in, std::size_t n, KeepIf keep, int* out, std::uint32_t* kept_count)
+      : in_(in), n_(n), keep_(keep), out_(out), kept_count_(kept_count) {
+    std::size_t bytes = 0;
+    CUDA_CHECK(call(nullptr, bytes, nullptr));
+    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
+  }
+
+  /// @brief Enqueues the selection on @p stream.
+  /// @param[in] stream The stream (nullptr: the default stream).
+  void run(cudaStream_t stream) {
+    std::size_t bytes = temp_.size();
+    CUDA_CHECK(call(temp_.data(), bytes, stream));
+  }
+
+ private:
+  cudaError_t call(void* temp, std::size_t& bytes, cudaStream_t stream) const {
+    return cub::DeviceSelect::If(temp, bytes, in_, out_, kept_count_, static_cast<std::int64_t>(n_), keep_,
+                                 stream);
+  }
+
+  const int* in_;
+  std::size_t n_;
+  KeepIf keep_;
+  int* out_;
+  std::uint32_t* kept_count_;
+  workbook::DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace compaction::yardstick
