@@ -169,8 +169,14 @@ constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 // threads ran per SM, and the scans reached 55% of CUB's speed (H100).
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
 // The single pass holds no tile in registers while it waits, so it can ask
-// for a full SM: 2048 threads, 32 registers each.
+// for a full SM: 2048 threads, 32 registers each. A Turing SM (sm_75) holds
+// only 1024 threads; __CUDA_ARCH__ is defined only while nvcc compiles device
+// code, once per target architecture.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kMinBlocksPerSmSinglePass = 1024 / kSinglePassThreads;
+#else
 constexpr int kMinBlocksPerSmSinglePass = 2048 / kSinglePassThreads;
+#endif
 
 __device__ int padded(int index) {
   return index + index / kWarpSize;
