@@ -28,15 +28,12 @@ if(NOT GTest_FOUND)
     "or at a source tree with -DWORKBOOK_GTEST_SOURCE=<googletest checkout> (or that environment variable).")
 endif()
 
-find_package(nlohmann_json 3.2 QUIET)
-if(NOT nlohmann_json_FOUND)
-  message(FATAL_ERROR
-    "nlohmann_json (the grader's JSON library) was not found. Install it and configure again:\n"
-    "  Debian/Ubuntu: sudo apt-get install nlohmann-json3-dev\n"
-    "  Fedora:        sudo dnf install json-devel\n"
-    "  Conda:         conda install -c conda-forge nlohmann_json\n"
-    "or point CMake at a copy with -DCMAKE_PREFIX_PATH=<prefix>.")
-endif()
+# nlohmann_json, the grader's JSON library: headers only, so a pinned copy
+# travels with the repository (third_party/README.md) and is always used.
+add_library(workbook_nlohmann_json INTERFACE)
+target_include_directories(workbook_nlohmann_json SYSTEM INTERFACE
+  ${PROJECT_SOURCE_DIR}/third_party/nlohmann_json-3.11.2/include)
+add_library(nlohmann_json::nlohmann_json ALIAS workbook_nlohmann_json)
 
 find_package(Python3 3.8 QUIET COMPONENTS Interpreter)
 if(NOT Python3_FOUND)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the documentation site: Doxygen (API) -> Breathe -> Sphinx (HTML).
 
-    python3 tools/build_docs.py [--out DIR] [--install] [--skip-if-missing]
+    python3 tools/build_docs.py [--out DIR] [--install] [--setup-only] [--skip-if-missing]
 
 Writes DIR/html (default build/default/docs/html) with warnings as errors
 (Sphinx -W; every Doxygen warning is a Sphinx warning, see
@@ -9,7 +9,8 @@ docs/_ext/workbook_docs.py). Used by ./workbook docs, by the CMake target
 `docs`, and by the ctest `docs_site_builds` (./workbook test).
 
 Missing tools: one line says which Debian/Ubuntu packages to install.
---install installs them with apt-get when run as root on Debian/Ubuntu.
+--install installs them with apt-get on Debian/Ubuntu, as root or through sudo
+(after saying what it installs); --setup-only does only that.
 --skip-if-missing exits 77 (ctest's "skipped") instead of 1, after printing
 "Skipped the docs site: ...", unless WORKBOOK_REQUIRE_DOCS=1 (CI).
 """
@@ -62,15 +63,30 @@ def missing_packages():
     return missing, python
 
 
-def can_apt_install():
-    return os.geteuid() == 0 and shutil.which("apt-get") is not None
+def apt_runner():
+    """How to run apt-get here: [] as root, ["sudo"] where sudo works (on a
+    terminal it may ask for a password), None where packages cannot be installed."""
+    if os.environ.get("WORKBOOK_NO_INSTALL") == "1" or shutil.which("apt-get") is None:
+        return None
+    if os.geteuid() == 0:
+        return []
+    if shutil.which("sudo") is None:
+        return None
+    if sys.stdin.isatty() or subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo"]
+    return None
 
 
-def install(packages):
-    print("Installing the docs tools: apt-get install " + " ".join(packages), flush=True)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages], check=True, env=env)
+def install(runner, packages):
+    prefix = " ".join(runner + [""]) if runner else ""
+    print(f"workbook: the docs site needs {' '.join(packages)}; installing with: "
+          f"{prefix}apt-get install {' '.join(packages)}", file=sys.stderr, flush=True)
+    try:
+        subprocess.run(runner + ["apt-get", "update", "-qq"], check=True)
+        subprocess.run(runner + ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq",
+                                 "--no-install-recommends", *packages], check=True)
+    except subprocess.CalledProcessError as error:
+        print(f"workbook: installing failed ({error}); see apt-get's message above", file=sys.stderr)
 
 
 def main():
@@ -79,6 +95,8 @@ def main():
                         help="output folder; the site goes to OUT/html (default: build/default/docs)")
     parser.add_argument("--install", action="store_true",
                         help="install missing Debian/Ubuntu packages with apt-get (as root)")
+    parser.add_argument("--setup-only", action="store_true",
+                        help="install what is missing (as --install), build nothing; exit 1 if still missing")
     parser.add_argument("--skip-if-missing", action="store_true",
                         help="exit 77 (skipped) when the tools are missing")
     parser.add_argument("--source-url", default=os.environ.get("WORKBOOK_SOURCE_URL", ""),
@@ -87,9 +105,16 @@ def main():
     args = parser.parse_args()
 
     missing, python = missing_packages()
-    if missing and args.install and can_apt_install():
-        install(missing)
+    runner = apt_runner() if missing and (args.install or args.setup_only) else None
+    if runner is not None:
+        install(runner, missing)
         missing, python = missing_packages()
+    if args.setup_only:
+        if missing:
+            print(f"workbook: the docs site needs these packages, missing here: {' '.join(missing)}. "
+                  f"Install them with:\n  sudo apt-get install {' '.join(missing)}", file=sys.stderr)
+            return 1
+        return 0
     if missing:
         line = (f"Skipped the docs site: {', '.join(missing)} missing; install with: "
                 f"sudo apt-get install {' '.join(missing)}")

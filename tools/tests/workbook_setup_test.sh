@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Tests of ./workbook's own set-up, run by ctest (workbook_setup):
+#  1. a machine without GoogleTest: the missing package is named with its
+#     install command, or installed with apt-get as root or through sudo
+#     (apt-get, sudo and id are stand-ins that record what they were asked);
+#  2. a configure that fails is repaired by the next command, which builds.
+# nlohmann_json cannot be missing: the repository carries it (third_party/).
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+expect_in() { # expect_in FILE TEXT WHAT
+  grep -qF -- "$2" "$1" || {
+    fail "$3: expected '$2' in:"
+    sed 's/^/    /' "$1"
+  }
+}
+
+# A machine with no GoogleTest anywhere: an empty fake root, no hints.
+fake_root="$work/root"
+stubs="$work/stubs"
+mkdir -p "$fake_root" "$stubs"
+cat >"$stubs/apt-get" <<STUB
+#!/usr/bin/env bash
+echo "apt-get \$*" >>"$work/apt.log"
+if [[ "\$1" == install ]]; then mkdir -p "$fake_root/usr/include/gtest" && touch "$fake_root/usr/include/gtest/gtest.h"; fi
+STUB
+cat >"$stubs/sudo" <<STUB
+#!/usr/bin/env bash
+echo "sudo \$*" >>"$work/sudo.log"
+[[ "\$1" == -n && "\${SUDO_WORKS:-1}" == 0 ]] && exit 1
+[[ "\$1" == -n ]] && shift
+exec "\$@"
+STUB
+cat >"$stubs/id" <<STUB
+#!/usr/bin/env bash
+echo "\${FAKE_UID:-0}"
+STUB
+chmod +x "$stubs"/*
+
+run_setup() { # run_setup LOG ENV...: ./workbook setup on the fake machine, no terminal
+  local log="$1"
+  shift
+  rm -rf "$fake_root/usr" "$work/apt.log" "$work/sudo.log"
+  env -u CMAKE_PREFIX_PATH -u GTest_DIR -u WORKBOOK_GTEST_SOURCE -u WORKBOOK_NO_INSTALL \
+    PATH="$stubs:$PATH" WORKBOOK_SYSROOT="$fake_root" "$@" "$ROOT/workbook" setup </dev/null >"$log" 2>&1
+}
+
+# Cannot install (told not to): one message with every missing package and the command.
+run_setup "$work/no-install.log" WORKBOOK_NO_INSTALL=1 && fail "setup without GoogleTest and no install succeeded"
+expect_in "$work/no-install.log" "missing here: libgtest-dev" "no install"
+expect_in "$work/no-install.log" "sudo apt-get install libgtest-dev" "no install"
+
+# Not root, and sudo needs a password with no terminal to type it: the same message.
+run_setup "$work/no-sudo.log" FAKE_UID=1000 SUDO_WORKS=0 && fail "setup without root or sudo succeeded"
+expect_in "$work/no-sudo.log" "sudo apt-get install libgtest-dev" "no sudo"
+[[ -f "$work/apt.log" ]] && fail "apt-get ran without root or sudo"
+
+# Root: says what it installs, installs it with apt-get, succeeds.
+run_setup "$work/root.log" FAKE_UID=0 || fail "setup as root failed"
+expect_in "$work/root.log" "installing with: apt-get install libgtest-dev" "root"
+expect_in "$work/apt.log" "apt-get install -y -qq --no-install-recommends libgtest-dev" "root"
+
+# Not root but sudo works: the same through sudo.
+run_setup "$work/sudo.log" FAKE_UID=1000 SUDO_WORKS=1 || fail "setup through sudo failed"
+expect_in "$work/sudo.log" "installing with: sudo apt-get install libgtest-dev" "sudo"
+expect_in "$work/sudo.log" "everything the build needs is installed" "sudo"
+expect_in "$work/apt.log" "apt-get install -y -qq --no-install-recommends libgtest-dev" "sudo"
+
+# A configure that fails (no CUDA compiler) leaves a cache but no build.ninja;
+# the next command configures from scratch and builds (one library, to stay quick).
+build="$work/build"
+WORKBOOK_BUILD_DIR="$build" CUDACXX=/nonexistent/nvcc "$ROOT/workbook" build >"$work/broken.log" 2>&1 &&
+  fail "a configure with CUDACXX=/nonexistent/nvcc succeeded"
+[[ -f "$build/CMakeCache.txt" && ! -f "$build/build.ninja" ]] ||
+  fail "the broken configure should leave CMakeCache.txt and no build.ninja"
+env -u CUDACXX WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=workbook_common "$ROOT/workbook" build \
+  >"$work/repaired.log" 2>&1 || fail "the configure was not repaired: $(tail -5 "$work/repaired.log")"
+expect_in "$work/repaired.log" "the last configure of $build did not finish; configuring again" "repair"
+[[ -f "$build/common/libworkbook_common.a" ]] || fail "the repaired build did not build workbook_common"
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "workbook set-up: missing packages named or installed (root, sudo); a failed configure repaired"
