@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -52,15 +53,101 @@ std::string tests_cell(const LabRun& run, const LabScore& score) {
          (run.timed_out ? " (timed out)" : "");
 }
 
-std::string speed_cell(const LabScore& score) {
-  if (score.speed.empty()) return "-";
-  std::string cell;
+// The Speed column is never narrower than "not scored: fails correctness",
+// so that a skeleton's row is never cut, however wide the other columns are.
+constexpr std::size_t kMinSpeedWidth = 29;
+const char* const kColumnGap = "  ";
+
+std::vector<std::string> speed_figures(const LabScore& score) {
+  if (score.speed.empty()) return {"-"};
+  std::vector<std::string> figures;
   for (const SpeedScore& speed : score.speed) {
-    if (!cell.empty()) cell += "; ";
-    cell += speed.summary;
+    figures.push_back(speed_figure(speed));
     if (!score.correct) break;  // One "not scored: fails correctness" says it all.
   }
-  return cell;
+  return figures;
+}
+
+std::size_t joined_width(const std::vector<std::string>& items) {
+  std::size_t width = 0;
+  for (const std::string& item : items)
+    width += (width == 0 ? 0 : std::strlen(kSpeedSeparator)) + item.size();
+  return width;
+}
+
+struct TableRow {
+  std::string lab;
+  std::string tests;
+  std::vector<std::string> speed;  // One figure per speed item, wrapped to the column.
+  std::string points;
+  const char* tests_color;
+  const char* points_color;
+};
+
+struct TableWidths {
+  std::size_t lab = 3;    // "Lab"
+  std::size_t tests = 5;  // "Tests"
+  std::size_t speed = 5;  // "Speed"
+};
+
+TableRow lab_row(const LabRun& run, const LabScore& score) {
+  const bool all_pass = run.error.empty() && score.passed == score.total;
+  return {run.lab_id,
+          tests_cell(run, score),
+          speed_figures(score),
+          points_text(score.score, score.max_score),
+          all_pass ? kGreen : (score.passed == 0 ? kRed : kYellow),
+          grade_color(score.score, score.max_score)};
+}
+
+TableRow total_row(const GradeReport& report) {
+  std::size_t passed = 0;
+  std::size_t total = 0;
+  for (const LabScore& score : report.scores) {
+    passed += score.passed;
+    total += score.total;
+  }
+  const double sum = total_score(report);
+  const double max_sum = total_max_score(report);
+  return {"Total", std::to_string(passed) + "/" + std::to_string(total),
+          {},      points_text(sum, max_sum),
+          kBold,   grade_color(sum, max_sum)};
+}
+
+// The Speed column's lines wrap at what the other columns leave of
+// kTableWidth; the column is as wide as its widest line.
+TableWidths table_widths(const std::vector<TableRow>& rows) {
+  TableWidths widths;
+  std::size_t points = std::strlen("Points");
+  std::size_t one_line = widths.speed;
+  for (const TableRow& row : rows) {
+    widths.lab = std::max(widths.lab, row.lab.size());
+    widths.tests = std::max(widths.tests, row.tests.size());
+    points = std::max(points, row.points.size());
+    one_line = std::max(one_line, joined_width(row.speed));
+  }
+  const std::size_t others = widths.lab + widths.tests + points + 3 * std::strlen(kColumnGap);
+  const std::size_t room = others < kTableWidth ? kTableWidth - others : 0;
+  const std::size_t wrap_at = std::min(one_line, std::max(room, kMinSpeedWidth));
+  // Wrapping again at the widest wrapped line's width breaks the same lines.
+  for (const TableRow& row : rows) {
+    for (const std::string& line : wrap_items(row.speed, wrap_at))
+      widths.speed = std::max(widths.speed, line.size());
+  }
+  return widths;
+}
+
+// The row's line, then a line per wrapped piece of its Speed cell.
+std::string row_lines(const TableRow& row, const TableWidths& widths, bool color) {
+  std::vector<std::string> speed = wrap_items(row.speed, widths.speed);
+  if (speed.empty()) speed.emplace_back();
+  std::string out = pad(row.lab, widths.lab) + kColumnGap +
+                    paint(pad(row.tests, widths.tests), row.tests_color, color) + kColumnGap +
+                    pad(speed[0], widths.speed) + kColumnGap + paint(row.points, row.points_color, color) +
+                    "\n";
+  const std::string blank(widths.lab + widths.tests + 2 * std::strlen(kColumnGap), ' ');
+  for (std::size_t i = 1; i < speed.size(); ++i) out += blank + speed[i] + "\n";
+  return out;
 }
 
 std::string group_output(const LabRun& run, const GroupScore& group) {
@@ -100,50 +187,37 @@ std::string header_line(const GradeReport& report) {
          (report.solutions ? " | grading the reference solutions" : "");
 }
 
-std::string format_table(const GradeReport& report, bool color) {
-  struct Row {
-    std::string lab, tests, speed, points;
-    const char* tests_color;
-    const char* points_color;
-  };
-  std::vector<Row> rows;
-  std::size_t passed = 0;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < report.runs.size(); ++i) {
-    const LabRun& run = report.runs[i];
-    const LabScore& score = report.scores[i];
-    passed += score.passed;
-    total += score.total;
-    const bool all_pass = run.error.empty() && score.passed == score.total;
-    rows.push_back({run.lab_id, tests_cell(run, score), speed_cell(score),
-                    points_text(score.score, score.max_score),
-                    all_pass ? kGreen : (score.passed == 0 ? kRed : kYellow),
-                    grade_color(score.score, score.max_score)});
-  }
-  const double sum = total_score(report);
-  const double max_sum = total_max_score(report);
-  Row total_row{"Total", std::to_string(passed) + "/" + std::to_string(total),
-                "",      points_text(sum, max_sum),
-                kBold,   grade_color(sum, max_sum)};
+std::string speed_figure(const SpeedScore& speed) {
+  if (!speed.scored) return speed.summary;
+  return format_percent(speed.metric->ratio, 1) + " (>=" + format_percent(speed.item.target, 0) + ")";
+}
 
-  std::size_t widths[3] = {3, 5, 5};
-  for (const Row& row : rows) {
-    widths[0] = std::max(widths[0], row.lab.size());
-    widths[1] = std::max(widths[1], row.tests.size());
-    widths[2] = std::max(widths[2], row.speed.size());
+std::vector<std::string> wrap_items(const std::vector<std::string>& items, std::size_t width) {
+  width = std::max<std::size_t>(width, 4);  // Room for one character and "...".
+  const std::size_t separator = std::strlen(kSpeedSeparator);
+  std::vector<std::string> lines;
+  for (const std::string& item : items) {
+    const std::string piece = item.size() <= width ? item : item.substr(0, width - 3) + "...";
+    if (!lines.empty() && lines.back().size() + separator + piece.size() <= width) {
+      lines.back() += kSpeedSeparator + piece;
+    } else {
+      lines.push_back(piece);
+    }
   }
-  widths[0] = std::max(widths[0], total_row.lab.size());
-  widths[1] = std::max(widths[1], total_row.tests.size());
-  const auto line = [&](const Row& row) {
-    return pad(row.lab, widths[0]) + "  " + paint(pad(row.tests, widths[1]), row.tests_color, color) + "  " +
-           pad(row.speed, widths[2]) + "  " + paint(row.points, row.points_color, color) + "\n";
-  };
-  std::string out = paint(pad("Lab", widths[0]) + "  " + pad("Tests", widths[1]) + "  " +
-                              pad("Speed", widths[2]) + "  Points",
+  return lines;
+}
+
+std::string format_table(const GradeReport& report, bool color) {
+  std::vector<TableRow> rows;
+  for (std::size_t i = 0; i < report.runs.size(); ++i)
+    rows.push_back(lab_row(report.runs[i], report.scores[i]));
+  rows.push_back(total_row(report));
+  const TableWidths widths = table_widths(rows);
+  std::string out = paint(pad("Lab", widths.lab) + kColumnGap + pad("Tests", widths.tests) + kColumnGap +
+                              pad("Speed", widths.speed) + kColumnGap + "Points",
                           kBold, color) +
                     "\n";
-  for (const Row& row : rows) out += line(row);
-  out += line(total_row);
+  for (const TableRow& row : rows) out += row_lines(row, widths, color);
   return out;
 }
 

@@ -17,6 +17,11 @@ constexpr std::size_t kMessageLines = 6;
 /// @brief Failing tests listed per lab on the terminal; the rest are counted.
 constexpr std::size_t kFailuresShownPerLab = 10;
 
+/// @brief Columns the terminal table keeps within (the Speed column wraps to fit).
+constexpr std::size_t kTableWidth = 100;
+/// @brief Between a lab's speed figures in the table.
+constexpr const char* kSpeedSeparator = "; ";
+
 /// @brief Everything a report shows.
 struct GradeReport {
   std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
@@ -43,7 +48,25 @@ double total_max_score(const GradeReport& report);
 /// @return One line, no newline.
 std::string header_line(const GradeReport& report);
 
-/// @brief The table of labs (Lab | Tests | Speed | Points) and the Total line.
+/// @brief A speed item's short figure for the table: its ratio and the
+/// rubric's target, "575.3% (>=300%)" (ASCII, so that it reads the same when
+/// piped); when it is not scored, why not ("not measured"). The full line is
+/// in the Speed section below the table.
+/// @param[in] speed The item's score.
+/// @return The figure.
+std::string speed_figure(const SpeedScore& speed);
+
+/// @brief Joins @p items with kSpeedSeparator into lines of at most @p width
+/// characters, breaking only between items; an item longer than @p width on
+/// its own is cut, ending in "...".
+/// @param[in] items The items, in order.
+/// @param[in] width The most characters a line may have (at least 4).
+/// @return The lines; none when there are no items.
+std::vector<std::string> wrap_items(const std::vector<std::string>& items, std::size_t width);
+
+/// @brief The table of labs (Lab | Tests | Speed | Points) and the Total line,
+/// within kTableWidth columns: a lab's speed figures that do not fit on its
+/// line continue on the lines below it, in the Speed column.
 /// @param[in] report The report.
 /// @param[in] color Whether to use ANSI colours.
 /// @return Lines ending in '\n'.

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli.hpp"
 #include "error.hpp"
@@ -405,6 +407,160 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
   EXPECT_NE(text.find("0.0/10"), std::string::npos);
   EXPECT_EQ(text.find("\x1b["), std::string::npos);  // No colour when asked for none.
   EXPECT_NE(format_terminal_report(report, true).find("\x1b["), std::string::npos);
+}
+
+// ---- the terminal table ----
+
+struct SpeedCase {
+  std::string name;
+  std::string yardstick;
+  double target;
+  double ratio;
+};
+
+// Adds a lab with one correctness test (failing when !correct) and a speed
+// test per case, each item worth 2 points with its floor at half the target.
+void add_lab(GradeReport& report, const std::string& id, const std::vector<SpeedCase>& cases,
+             bool correct = true) {
+  LabRubric rubric;
+  rubric.title = id;
+  rubric.groups.push_back({"correct", {"Lab.*"}, 10});
+  LabRun run;
+  run.lab_id = id;
+  run.tests.push_back(make_test("Lab.Correct", correct ? TestStatus::passed : TestStatus::failed));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string test = "Speed.Item" + std::to_string(i);
+    rubric.speed.push_back(
+        {cases[i].name, test, cases[i].yardstick, cases[i].target, cases[i].target / 2, 2});
+    run.tests.push_back(make_test(test, TestStatus::passed, cases[i].ratio));
+  }
+  report.scores.push_back(score_lab(rubric, run));
+  report.runs.push_back(run);
+}
+
+// The labs of the H100 grade of the reference solutions, whose Speed column
+// was over 170 characters wide, and an untouched skeleton.
+GradeReport reference_grade() {
+  GradeReport report;
+  report.gpu = "Fake GPU, compute capability 9.0, 132 SMs";
+  report.seed = "default";
+  add_lab(report, "01-hello-world", {});
+  add_lab(report, "02-abc",
+          {{"one thread per element", "device-to-device copy bandwidth", 0.75, 0.996},
+           {"grid-stride loop", "device-to-device copy bandwidth", 0.75, 0.965}});
+  add_lab(report, "05-atomics",
+          {{"count", "per-thread atomicAdd count", 3.0, 5.753},
+           {"filter", "per-thread atomicAdd filter", 3.0, 5.574},
+           {"per key", "plain atomicAdd per key", 2.0, 7.059}});
+  add_lab(report, "06-compaction", {{"select", "cub::DeviceSelect::If", 0.65, 0.809}});
+  add_lab(report, "07-prefix-sum",
+          {{"single pass", "cub::DeviceScan::ExclusiveSum", 0.65, 0.786},
+           {"decoupled look-back", "cub::DeviceScan::ExclusiveSum", 0.70, 0.805}});
+  add_lab(
+      report, "08-skeleton",
+      {{"a", "cub::DeviceRadixSort::SortKeys", 0.5, 0.1}, {"b", "cub::DeviceRadixSort::SortKeys", 0.5, 0.1}},
+      false);
+  return report;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string without_colour(std::string text) {
+  for (std::size_t at = text.find('\x1b'); at != std::string::npos; at = text.find('\x1b', at)) {
+    text.erase(at, text.find('m', at) - at + 1);
+  }
+  return text;
+}
+
+TEST(Table, SpeedFigureIsThePercentageAndTheTarget) {
+  const GradeReport report = reference_grade();
+  EXPECT_EQ(speed_figure(report.scores[2].speed[0]), "575.3% (>=300%)");
+  EXPECT_EQ(speed_figure(report.scores[2].speed[2]), "705.9% (>=200%)");
+  EXPECT_EQ(speed_figure(report.scores[1].speed[0]), "99.6% (>=75%)");
+  // Not scored: the reason, as before.
+  EXPECT_EQ(speed_figure(report.scores[5].speed[0]), "not scored: fails correctness");
+}
+
+TEST(Table, StaysWithinTheWidthWithShortFigures) {
+  const GradeReport report = reference_grade();
+  for (const bool color : {false, true}) {
+    const std::string table = format_table(report, color);
+    for (const std::string& line : lines_of(without_colour(table))) {
+      EXPECT_LE(line.size(), kTableWidth) << line;
+      for (const char c : line) EXPECT_LT(static_cast<unsigned char>(c), 0x80) << line;  // ASCII when piped.
+    }
+  }
+  const std::string table = format_table(report, false);
+  EXPECT_EQ(table.find("\x1b["), std::string::npos);
+  // Each lab on one line: three items fit in full.
+  EXPECT_EQ(lines_of(table).size(), 1 + report.runs.size() + 1) << table;
+  EXPECT_NE(table.find("05-atomics      4/4    575.3% (>=300%); 557.4% (>=300%); 705.9% (>=200%)  16.0/16\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("02-abc          3/3    99.6% (>=75%); 96.5% (>=75%)"), std::string::npos) << table;
+  EXPECT_NE(table.find("01-hello-world  1/1    -  "), std::string::npos) << table;
+  // A skeleton's row says why once, uncut.
+  EXPECT_NE(table.find("08-skeleton     2/3    not scored: fails correctness  "), std::string::npos) << table;
+}
+
+TEST(Table, FullSpeedLinesBelowTheTableAreUnchanged) {
+  const std::string text = format_terminal_report(reference_grade(), false);
+  const std::size_t speed = text.find("\nSpeed\n");
+  ASSERT_NE(speed, std::string::npos) << text;
+  const std::string section = text.substr(speed);
+  for (const char* line : {
+           "  02-abc one thread per element: 2978.0 GB/s = 99.6% of device-to-device copy bandwidth (2990.0 "
+           "GB/s); target 75%, floor 38% -> 2.0/2 points\n",
+           "  05-atomics count: 17201.5 GB/s = 575.3% of per-thread atomicAdd count (2990.0 GB/s); target "
+           "300%, "
+           "floor 150% -> 2.0/2 points\n",
+           "  05-atomics filter: 16666.3 GB/s = 557.4% of per-thread atomicAdd filter (2990.0 GB/s); target "
+           "300%, floor 150% -> 2.0/2 points\n",
+           "  05-atomics per key: 21106.4 GB/s = 705.9% of plain atomicAdd per key (2990.0 GB/s); target "
+           "200%, "
+           "floor 100% -> 2.0/2 points\n",
+           "  08-skeleton a: 299.0 GB/s = 10.0% of cub::DeviceRadixSort::SortKeys (2990.0 GB/s); target 50%, "
+           "floor 25%; not scored: speed points are only for code that passes every correctness test -> "
+           "0.0/2 points\n",
+       }) {
+    EXPECT_NE(section.find(line), std::string::npos) << line << "\nnot in:\n" << section;
+  }
+}
+
+TEST(Table, WrapsSpeedFiguresThatDoNotFitBetweenItems) {
+  GradeReport report = reference_grade();
+  std::vector<SpeedCase> many;
+  for (int i = 0; i < 8; ++i)
+    many.push_back({"item " + std::to_string(i), "a yardstick", 3.0, 5.0 + i / 10.0});
+  add_lab(report, "09-many-speed-items", many);
+  const std::string table = format_table(report, false);
+  const std::vector<std::string> lines = lines_of(table);
+  for (const std::string& line : lines) EXPECT_LE(line.size(), kTableWidth) << line;
+  // Every figure is there in full, the points on the lab's first line.
+  for (const SpeedScore& item : report.scores.back().speed) {
+    EXPECT_NE(table.find(speed_figure(item)), std::string::npos) << table;
+  }
+  const auto first = std::find_if(lines.begin(), lines.end(),
+                                  [](const std::string& line) { return line.rfind("09-many", 0) == 0; });
+  ASSERT_NE(first, lines.end()) << table;
+  EXPECT_NE(first->find("26.0/26"), std::string::npos) << table;
+  // The rest continue in the Speed column, before the Total line.
+  ASSERT_NE(first + 1, lines.end());
+  EXPECT_EQ((first + 1)->find_first_not_of(' '), first->find("500.0%")) << table;
+  EXPECT_EQ(lines.back().rfind("Total", 0), 0u) << table;
+}
+
+TEST(Table, WrapItemsBreaksBetweenItemsAndCutsOnlyWhatCannotFit) {
+  EXPECT_TRUE(wrap_items({}, 20).empty());
+  EXPECT_EQ(wrap_items({"aaaa", "bbbb", "cccc"}, 10), (std::vector<std::string>{"aaaa; bbbb", "cccc"}));
+  EXPECT_EQ(wrap_items({"aaaa", "bbbb", "cccc"}, 9), (std::vector<std::string>{"aaaa", "bbbb", "cccc"}));
+  EXPECT_EQ(wrap_items({"aaaa", "bbbb", "cccc"}, 16), (std::vector<std::string>{"aaaa; bbbb; cccc"}));
+  EXPECT_EQ(wrap_items({"abcdefghijkl", "xy"}, 8), (std::vector<std::string>{"abcde...", "xy"}));
 }
 
 // ---- command line and manifest ----
