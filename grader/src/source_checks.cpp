@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace workbook::grader {
 namespace {
@@ -20,9 +21,14 @@ constexpr std::size_t kNpos = std::string::npos;
 constexpr std::size_t kMaxRawDelimiter = 16;
 
 const char* const kPasteWhy =
-    "A lab that forbids names forbids pasting tokens too: a pasted name cannot be checked";
+    "A pasted token can build a forbidden name that the grader cannot see: write the names out";
 const char* const kComputedIncludeWhy =
     "Write the header's path itself (#include <path> or #include \"path\"), so that the grader can check it";
+const char* const kMangledWhy =
+    "A mangled C++ symbol name reaches a library function under a name the grader cannot read. Remove it: "
+    "your file only computes on the GPU; the tests do the I/O";
+// What every reason of forbidden_everywhere() ends with.
+const char* const kFix = " Remove it: your file only computes on the GPU; the tests do the I/O";
 
 bool is_digit(char c) {
   return std::isdigit(static_cast<unsigned char>(c)) != 0;
@@ -147,25 +153,50 @@ bool is_encoding_prefix(std::string_view prefix) {
   return prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8";
 }
 
+/// The body of the string literal whose quote is at @p quote and that ends
+/// at @p end: between the quotes, or for a raw string between the parentheses.
+std::string literal_body(std::string_view code, std::size_t quote, std::size_t end, bool raw) {
+  std::size_t begin = quote + 1;
+  std::size_t stop = end;
+  if (stop > begin && code[stop - 1] == '"') --stop;  // Not when the literal is cut short.
+  if (raw) {
+    begin = std::min(code.find('(', begin) + 1, stop);
+    const std::size_t close = code.rfind(')', stop);
+    if (close != kNpos && close >= begin) stop = close;
+  }
+  return std::string(code.substr(begin, stop > begin ? stop - begin : 0));
+}
+
+/// What strip_source() collects while it lexes.
+struct Lexed {
+  std::map<std::size_t, std::size_t> strings;  ///< Plain "..." strings: start -> end.
+  std::vector<StringLiteral> literals;         ///< Every string literal (line filled in later).
+};
+
 /// Lexes the identifier at @p at; when it is the prefix of a literal
 /// (R"(...)", u8"...", L'x'), blanks prefix and literal. Returns the end.
-std::size_t lex_identifier(std::string& code, std::size_t at) {
+std::size_t lex_identifier(std::string& code, std::size_t at, Lexed& lexed) {
   const std::size_t end = identifier_end(code, at);
   const char next = at_or_nul(code, end);
   if (next != '"' && next != '\'') return end;
   const std::string_view prefix(code.data() + at, end - at);
   std::size_t literal_end = kNpos;
-  if (next == '"' && is_raw_prefix(prefix)) literal_end = raw_string_end(code, end);
+  bool raw = false;
+  if (next == '"' && is_raw_prefix(prefix)) {
+    literal_end = raw_string_end(code, end);
+    raw = literal_end != kNpos;
+  }
   if (literal_end == kNpos && (is_encoding_prefix(prefix) || is_raw_prefix(prefix)))
     literal_end = quoted_end(code, end);
   if (literal_end == kNpos) return end;
+  if (next == '"') lexed.literals.push_back({at, literal_end, 0, literal_body(code, end, literal_end, raw)});
   blank(code, at, literal_end);
   return literal_end;
 }
 
 /// Lexes one token (or character) at @p at, blanking it when it is a comment
-/// or a literal; plain "..." strings are recorded in @p strings (start -> end).
-std::size_t lex_one(std::string& code, std::size_t at, std::map<std::size_t, std::size_t>& strings) {
+/// or a literal, and recording string literals in @p lexed.
+std::size_t lex_one(std::string& code, std::size_t at, Lexed& lexed) {
   const char c = code[at];
   const char next = at_or_nul(code, at + 1);
   std::size_t end = at + 1;
@@ -176,11 +207,14 @@ std::size_t lex_one(std::string& code, std::size_t at, std::map<std::size_t, std
     end = close == kNpos ? code.size() : close + 2;
   } else if (c == '"' || c == '\'') {
     end = quoted_end(code, at);
-    if (c == '"') strings[at] = end;
+    if (c == '"') {
+      lexed.strings[at] = end;
+      lexed.literals.push_back({at, end, 0, literal_body(code, at, end, false)});
+    }
   } else if (starts_number(code, at)) {
     return number_end(code, at);
   } else if (is_ident_start(c)) {
-    return lex_identifier(code, at);
+    return lex_identifier(code, at, lexed);
   } else {
     return end;
   }
@@ -327,7 +361,8 @@ void find_token_violations(const StrippedSource& source, const std::vector<Forbi
     } else if (is_paste(code, at)) {
       const std::size_t length = code[at] == '#' ? 2 : 4;
       out.push_back({"", source.lines[at], "##",
-                     "the token-pasting operator " + std::string(code.substr(at, length)), kPasteWhy});
+                     "the token-pasting operator " + std::string(code.substr(at, length)), kPasteWhy,
+                     ForbiddenBy::grader});
       at += length;
     } else {
       ++at;
@@ -351,7 +386,8 @@ void find_include_violations(const StrippedSource& source, const std::vector<For
                              std::vector<SourceViolation>& out) {
   for (const IncludeDirective& include : source.includes) {
     if (include.form == IncludeForm::computed) {
-      out.push_back({"", include.line, "computed #include", include_text(include), kComputedIncludeWhy});
+      out.push_back({"", include.line, "computed #include", include_text(include), kComputedIncludeWhy,
+                     ForbiddenBy::grader});
       continue;
     }
     for (const ForbiddenName& name : forbidden) {
@@ -389,6 +425,280 @@ std::vector<std::string> path_words(std::string_view path) {
   }
   if (words.back().empty()) words.pop_back();
   return words;
+}
+
+// ---- what no student file may use ----
+
+// The list an instructor reads and extends (grader/README.md shows it too).
+// Names are identifiers; the checks also catch their library spellings
+// (symbol_of()), so list each once as the C library or C++ spells it.
+std::vector<ForbiddenGroup> make_forbidden_everywhere() {
+  const std::string fix = kFix;
+  return {
+      {"It ends the test program, or runs code when it ends, so the tests after it never report." + fix +
+           "; report a failure by throwing (CUDA_CHECK does)",
+       {"exit", "quick_exit", "_exit", "_Exit", "abort", "terminate", "set_terminate", "atexit",
+        "at_quick_exit", "on_exit"},
+       {},
+       {}},
+      {"It sends a signal or installs a signal handler, which can end or take over the test program." + fix,
+       {"raise", "kill", "killpg", "tgkill", "pthread_kill", "sigqueue", "signal", "sigaction", "bsd_signal",
+        "sysv_signal"},
+       {},
+       {}},
+      {"It reads or changes the environment, through which the grader gives the tests their seed, rubric and "
+       "results file." +
+           fix,
+       {"getenv", "secure_getenv", "setenv", "putenv", "unsetenv", "clearenv", "environ", "_environ"},
+       {},
+       {}},
+      {"It opens or writes files or file descriptors, and the tests' results file is one of them." + fix +
+           " (printf to stdout is fine)",
+       {"fopen",         "fdopen",        "tmpfile",       "mkstemp",        "mkostemp",
+        "open",          "openat",        "creat",         "FILE",           "ofstream",
+        "ifstream",      "fstream",       "filebuf",       "basic_ofstream", "basic_ifstream",
+        "basic_fstream", "basic_filebuf", "stdio_filebuf", "filesystem",     "write",
+        "pwrite",        "writev",        "pwritev",       "dprintf",        "vdprintf"},
+       {},
+       {}},
+      {"It redirects or closes the program's output or another file descriptor, such as the tests' results "
+       "file." +
+           fix,
+       {"freopen", "dup", "dup2", "dup3", "close", "close_range", "closefrom", "fclose", "fcntl"},
+       {},
+       {}},
+      {"It starts another program or reaches into another process; the grader runs the tests in a process of "
+       "their own." +
+           fix,
+       {"system", "popen", "fork", "vfork", "clone", "execl", "execle", "execlp", "execv", "execve", "execvp",
+        "execvpe", "execveat", "fexecve", "posix_spawn", "posix_spawnp", "ptrace", "process_vm_readv",
+        "process_vm_writev"},
+       {},
+       {}},
+      {"It calls a function by a name or number that the grader cannot read, which could be any of these." +
+           fix,
+       {"syscall", "sysenter", "dlopen", "dlmopen", "dlsym", "dlvsym"},
+       {},
+       {}},
+      {"The test harness (GoogleTest, workbook::testing) and the grader's variables (WORKBOOK_RESULTS, "
+       "WORKBOOK_SEED, WORKBOOK_RUBRIC) run the tests and carry their results; a student file may not touch "
+       "them." +
+           fix,
+       {"testing", "gtest", "RUN_ALL_TESTS", "WORKBOOK_RESULTS", "WORKBOOK_SEED", "WORKBOOK_RUBRIC"},
+       {"gtest", "gmock", "testing"},
+       {"WORKBOOK_RESULTS", "WORKBOOK_SEED", "WORKBOOK_RUBRIC"}},
+  };
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+/// The library function that an identifier spells: __builtin_exit is exit;
+/// glibc's internal and fortified names (__open64_2, __dprintf_chk,
+/// __environ) and the 64-bit file names (open64, fopen64) are the plain ones.
+std::string symbol_of(std::string_view token) {
+  if (starts_with(token, "__builtin_")) token.remove_prefix(std::strlen("__builtin_"));
+  if (starts_with(token, "__")) {
+    while (!token.empty() && token.front() == '_') token.remove_prefix(1);
+    for (const std::string_view suffix : {"_chk", "_2"}) {
+      if (ends_with(token, suffix)) {
+        token.remove_suffix(suffix.size());
+        break;
+      }
+    }
+  }
+  if (token.size() > 2 && ends_with(token, "64")) token.remove_suffix(2);
+  return std::string(token);
+}
+
+/// A name of forbidden_everywhere() and its group.
+struct EverywhereName {
+  const std::string* name = nullptr;
+  const ForbiddenGroup* group = nullptr;
+};
+
+/// The listed name that @p token spells (see symbol_of()), or none.
+EverywhereName everywhere_name(std::string_view token) {
+  static const std::map<std::string, EverywhereName> names = [] {
+    std::map<std::string, EverywhereName> out;
+    for (const ForbiddenGroup& group : forbidden_everywhere()) {
+      for (const std::string& name : group.names) out[symbol_of(name)] = {&name, &group};
+    }
+    return out;
+  }();
+  const auto found = names.find(symbol_of(token));
+  return found == names.end() ? EverywhereName{} : found->second;
+}
+
+/// Whether the identifier at @p at is a member: after '.' (not '...') or '->'.
+bool is_member(std::string_view code, std::size_t at) {
+  const std::size_t before = skip_space_back(code, at);
+  if (before >= 2 && code.substr(before - 2, 2) == "->") return true;
+  return before >= 1 && code[before - 1] == '.' && (before < 2 || code[before - 2] != '.');
+}
+
+/// Mangled C++ names (_ZSt9terminatev is std::terminate) and every other
+/// identifier starting with _Z, which the implementation reserves.
+bool is_mangled(std::string_view token) {
+  return starts_with(token, "_Z");
+}
+
+SourceViolation mangled_violation(std::size_t line, std::string found) {
+  return {"", line, "_Z...", std::move(found), kMangledWhy, ForbiddenBy::grader};
+}
+
+void find_everywhere_tokens(const StrippedSource& source, std::vector<SourceViolation>& out) {
+  const std::string_view code = source.code;
+  for (std::size_t at = 0; at < code.size();) {
+    if (starts_number(code, at)) {
+      at = number_end(code, at);
+    } else if (is_ident_start(code[at])) {
+      const std::size_t end = identifier_end(code, at);
+      const std::string_view token = code.substr(at, end - at);
+      const EverywhereName hit = everywhere_name(token);
+      if (is_mangled(token)) {
+        out.push_back(mangled_violation(source.lines[at], std::string(token)));
+      } else if (hit.name != nullptr && !is_member(code, at)) {
+        out.push_back({"", source.lines[at], *hit.name, qualified_name(code, at, end), hit.group->why,
+                       ForbiddenBy::grader});
+      }
+      at = end;
+    } else {
+      ++at;
+    }
+  }
+}
+
+void find_everywhere_includes(const StrippedSource& source, std::vector<SourceViolation>& out) {
+  for (const IncludeDirective& include : source.includes) {
+    if (include.form == IncludeForm::computed) continue;  // find_violations() refuses it.
+    for (const ForbiddenGroup& group : forbidden_everywhere()) {
+      for (const std::string& header : group.headers) {
+        if (path_names(include.path, header))
+          out.push_back({"", include.line, header, include_text(include), group.why, ForbiddenBy::grader});
+      }
+    }
+  }
+}
+
+std::string shortened(const std::string& text) {
+  constexpr std::size_t kMaxShown = 48;
+  return text.size() <= kMaxShown ? text : text.substr(0, kMaxShown) + "...";
+}
+
+/// The words of an asm or alias string are code: "call exit@PLT", "exit;"
+/// and an assembler name "exit" all reach exit, "syscall" and "int $0x80" the
+/// kernel.
+void check_string_words(const std::string& body, std::size_t line, const std::string& found,
+                        std::vector<SourceViolation>& out) {
+  std::string previous;
+  for (std::size_t at = 0; at < body.size();) {
+    const auto word_char = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    };
+    if (!word_char(body[at])) {
+      ++at;
+      continue;
+    }
+    std::size_t end = at;
+    while (end < body.size() && word_char(body[end])) ++end;
+    const std::string word = body.substr(at, end - at);
+    const EverywhereName hit = everywhere_name(word);
+    if (is_mangled(word)) {
+      out.push_back(mangled_violation(line, found));
+    } else if (hit.name != nullptr) {
+      out.push_back({"", line, *hit.name, found, hit.group->why, ForbiddenBy::grader});
+    } else if (previous == "int" && (word == "0x80" || word == "128")) {
+      const EverywhereName syscall = everywhere_name("syscall");
+      out.push_back({"", line, *syscall.name, found, syscall.group->why, ForbiddenBy::grader});
+    }
+    previous = word;
+    at = end;
+  }
+}
+
+/// asm, __asm__, alias and weakref (as in __attribute__((alias("exit")))): the
+/// keywords whose string operands name symbols or are instructions.
+bool takes_code_strings(std::string_view token) {
+  while (!token.empty() && token.front() == '_') token.remove_prefix(1);
+  while (!token.empty() && token.back() == '_') token.remove_suffix(1);
+  return token == "asm" || token == "alias" || token == "weakref";
+}
+
+bool is_asm_qualifier(std::string_view token) {
+  while (!token.empty() && token.front() == '_') token.remove_prefix(1);
+  while (!token.empty() && token.back() == '_') token.remove_suffix(1);
+  return token == "volatile" || token == "goto" || token == "inline";
+}
+
+/// Checks the string literals between the parentheses after each asm,
+/// __asm__, alias or weakref: an assembler name (void f() asm("exit")) or an
+/// alias makes a declaration another function, and host asm can call anything.
+void find_code_strings(const StrippedSource& source, std::vector<SourceViolation>& out) {
+  const std::string_view code = source.code;
+  for (std::size_t at = 0; at < code.size();) {
+    if (starts_number(code, at)) {
+      at = number_end(code, at);
+      continue;
+    }
+    if (!is_ident_start(code[at])) {
+      ++at;
+      continue;
+    }
+    const std::size_t end = identifier_end(code, at);
+    const std::string_view keyword = code.substr(at, end - at);
+    std::size_t open = skip_space(code, end);
+    while (takes_code_strings(keyword) && open < code.size() && is_ident_start(code[open]) &&
+           is_asm_qualifier(code.substr(open, identifier_end(code, open) - open))) {
+      open = skip_space(code, identifier_end(code, open));
+    }
+    if (takes_code_strings(keyword) && at_or_nul(code, open) == '(') {
+      std::size_t close = open + 1;
+      for (int depth = 1; close < code.size() && depth > 0; ++close) {
+        depth += code[close] == '(' ? 1 : code[close] == ')' ? -1 : 0;
+      }
+      for (const StringLiteral& literal : source.literals) {
+        if (literal.at > open && literal.at < close) {
+          const std::string found = std::string(keyword) + "(\"" + shortened(literal.body) + "\")";
+          check_string_words(literal.body, literal.line, found, out);
+        }
+      }
+    }
+    at = end;
+  }
+}
+
+/// Literals that contain a forbidden text, also when it is split over
+/// adjacent literals ("WORKBOOK_" "RESULTS").
+void find_everywhere_literals(const StrippedSource& source, std::vector<SourceViolation>& out) {
+  const std::vector<StringLiteral>& literals = source.literals;
+  for (std::size_t first = 0; first < literals.size();) {
+    std::string joined = literals[first].body;
+    std::size_t last = first;
+    // Literals are blanked in the code too: only the gap between them counts.
+    const auto adjacent = [&](std::size_t from, std::size_t to) {
+      return std::all_of(source.code.begin() + static_cast<std::ptrdiff_t>(from),
+                         source.code.begin() + static_cast<std::ptrdiff_t>(to), is_space);
+    };
+    while (last + 1 < literals.size() && adjacent(literals[last].end, literals[last + 1].at)) {
+      ++last;
+      joined += literals[last].body;
+    }
+    for (const ForbiddenGroup& group : forbidden_everywhere()) {
+      for (const std::string& text : group.literals) {
+        if (joined.find(text) != std::string::npos) {
+          out.push_back({"", literals[first].line, text, "the string \"" + shortened(joined) + "\"",
+                         group.why, ForbiddenBy::grader});
+        }
+      }
+    }
+    first = last + 1;
+  }
 }
 
 // ---- files ----
@@ -446,6 +756,14 @@ void check_file(LabCheck& check, const std::string& relative) {
   }
   const StrippedSource source = strip_source(text);
   std::vector<SourceViolation> found = find_violations(source, check.forbidden);
+  std::set<std::pair<std::size_t, std::string>> seen;
+  for (const SourceViolation& violation : found) seen.insert({violation.line, violation.found});
+  for (SourceViolation& violation : find_violations_everywhere(source)) {
+    // A name the lab lists itself is reported once, with the lab's reason.
+    if (seen.insert({violation.line, violation.found}).second) found.push_back(std::move(violation));
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const SourceViolation& a, const SourceViolation& b) { return a.line < b.line; });
   std::set<std::size_t> flagged_lines;
   for (SourceViolation& violation : found) {
     violation.file = relative;
@@ -460,13 +778,19 @@ void check_file(LabCheck& check, const std::string& relative) {
 }
 
 std::string refusal(const std::string& file, bool solutions, const std::vector<SourceViolation>& violations) {
+  const auto by = [&violations](ForbiddenBy who) {
+    return std::any_of(violations.begin(), violations.end(),
+                       [who](const SourceViolation& violation) { return violation.by == who; });
+  };
+  const std::string what = !by(ForbiddenBy::grader) ? "what this lab forbids"
+                           : by(ForbiddenBy::lab)   ? "what this lab forbids and what no student file may use"
+                                                    : "what no student file may use";
   std::string text = solutions
-                         ? "the reference solution " + file +
-                               " uses what this lab forbids (a bug in the solution), so the lab scores "
-                               "0 and its tests were not run:"
-                         : file +
-                               " uses what this lab forbids, so the lab scores 0 and its tests were not "
-                               "run. Remove each of these and grade again:";
+                         ? "the reference solution " + file + " uses " + what +
+                               " (a bug in the solution), so the lab scores 0 and its tests were not run:"
+                         : file + " uses " + what +
+                               ", so the lab scores 0 and its tests were not run. Remove each of these "
+                               "and grade again:";
   for (const SourceViolation& violation : violations) text += "\n- " + describe_violation(violation);
   return text;
 }
@@ -476,9 +800,11 @@ std::string refusal(const std::string& file, bool solutions, const std::vector<S
 StrippedSource strip_source(std::string_view text) {
   StrippedSource source = splice_lines(text);
   const std::string spliced = source.code;
-  std::map<std::size_t, std::size_t> strings;
-  for (std::size_t at = 0; at < source.code.size();) at = lex_one(source.code, at, strings);
-  find_includes(source, spliced, strings);
+  Lexed lexed;
+  for (std::size_t at = 0; at < source.code.size();) at = lex_one(source.code, at, lexed);
+  find_includes(source, spliced, lexed.strings);
+  for (StringLiteral& literal : lexed.literals) literal.line = source.lines[literal.at];
+  source.literals = std::move(lexed.literals);
   return source;
 }
 
@@ -515,10 +841,30 @@ std::vector<SourceViolation> find_violations(std::string_view text,
   return find_violations(strip_source(text), forbidden);
 }
 
+const std::vector<ForbiddenGroup>& forbidden_everywhere() {
+  static const std::vector<ForbiddenGroup> groups = make_forbidden_everywhere();
+  return groups;
+}
+
+std::vector<SourceViolation> find_violations_everywhere(const StrippedSource& source) {
+  std::vector<SourceViolation> violations;
+  find_everywhere_includes(source, violations);
+  find_everywhere_tokens(source, violations);
+  find_code_strings(source, violations);
+  find_everywhere_literals(source, violations);
+  std::stable_sort(violations.begin(), violations.end(),
+                   [](const SourceViolation& a, const SourceViolation& b) { return a.line < b.line; });
+  return violations;
+}
+
+std::vector<SourceViolation> find_violations_everywhere(std::string_view text) {
+  return find_violations_everywhere(strip_source(text));
+}
+
 std::string describe_violation(const SourceViolation& violation) {
   return (violation.file.empty() ? std::string() : violation.file + ":") + std::to_string(violation.line) +
-         ": remove " + violation.found + " ('" + violation.name + "' is forbidden in this lab). " +
-         violation.why;
+         ": remove " + violation.found + " ('" + violation.name + "' is forbidden in " +
+         (violation.by == ForbiddenBy::lab ? "this lab" : "every lab") + "). " + violation.why;
 }
 
 std::string lab_source_file(const LabEntry& lab, bool solutions) {
@@ -527,8 +873,13 @@ std::string lab_source_file(const LabEntry& lab, bool solutions) {
 
 std::string check_lab_source(const std::string& source_dir, const LabEntry& lab, bool solutions,
                              const std::vector<ForbiddenName>& forbidden) {
-  if (forbidden.empty()) return "";
   const std::string file = lab_source_file(lab, solutions);
+  std::error_code error;
+  // Without sources there is nothing to check (the grader's own tests grade
+  // fake labs); a lab that forbids names of its own insists on its file.
+  if (forbidden.empty() &&
+      (source_dir.empty() || lab.base.empty() || !fs::exists(fs::path(source_dir) / file, error)))
+    return "";
   if (source_dir.empty() || lab.base.empty()) {
     return "the grader cannot find " + file +
            " to check it for forbidden names (the build manifest gives no source_dir or base), so the lab "

@@ -1,8 +1,10 @@
 /// @file source_checks.hpp
 /// @brief The forbidden-names stage: refusing a lab whose source uses a name
-/// its rubric forbids (e.g. cub:: in a lab timed against CUB). Comments and
-/// string and character literals are stripped first, so that only code counts,
-/// and names are matched as whole identifier tokens.
+/// its rubric forbids (e.g. cub:: in a lab timed against CUB), or what no
+/// student file may use in any lab (exit, fopen, getenv, system, the test
+/// harness: what could end the tests early or write their results). Comments
+/// and string and character literals are stripped first, so that only code
+/// counts, and names are matched as whole identifier tokens.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +32,14 @@ struct IncludeDirective {
   IncludeForm form = IncludeForm::angled;  ///< How the path is given.
 };
 
+/// @brief One string literal of a source ("...", u8"...", R"d(...)d").
+struct StringLiteral {
+  std::size_t at = 0;    ///< Where it starts in StrippedSource::code (its prefix, if any).
+  std::size_t end = 0;   ///< Just past its end in StrippedSource::code.
+  std::size_t line = 0;  ///< 1-based line of the original text where it starts.
+  std::string body;      ///< What is between the quotes (raw: between the parentheses), escapes as written.
+};
+
 /// @brief A source file reduced to its code.
 struct StrippedSource {
   /// The text after line splicing (a backslash before a newline joins the
@@ -38,6 +48,13 @@ struct StrippedSource {
   std::string code;
   std::vector<std::size_t> lines;          ///< lines[i]: the 1-based original line of code[i].
   std::vector<IncludeDirective> includes;  ///< Every #include, in order, with its path.
+  std::vector<StringLiteral> literals;     ///< Every string literal (blanked in code), in order.
+};
+
+/// @brief Who forbids what a violation uses.
+enum class ForbiddenBy {
+  lab,    ///< The lab's rubric ("forbidden"): "cub" in a lab timed against CUB.
+  grader  ///< The grader, in every lab's student files: forbidden_everywhere(), ##, computed #include.
 };
 
 /// @brief One use of something forbidden.
@@ -46,8 +63,30 @@ struct SourceViolation {
   std::size_t line = 0;  ///< 1-based line.
   std::string name;      ///< The forbidden name ("cub"), or "##", or "computed #include".
   std::string found;     ///< What the source has: "cub::DeviceScan::ExclusiveSum", "#include <cub/cub.cuh>".
-  std::string why;       ///< The rubric's reason (or the grader's, for ## and computed includes).
+  std::string why;       ///< The rubric's reason, or the grader's.
+  ForbiddenBy by = ForbiddenBy::lab;  ///< The lab's rubric or the grader.
 };
+
+/// @brief One group of what no student file may use, in any lab, with the
+/// reason and what to do. See forbidden_everywhere().
+struct ForbiddenGroup {
+  std::string why;  ///< One line for the student: why it is refused, and what to do.
+  /// Identifiers, matched as whole tokens except as members (x.open(), p->close()),
+  /// also in their library spellings (__builtin_exit, __open64_2, open64, __environ)
+  /// and inside asm("...") strings and alias("...") attributes.
+  std::vector<std::string> names;
+  std::vector<std::string> headers;   ///< Names that an #include path may not name (see path_names()).
+  std::vector<std::string> literals;  ///< Texts that no string literal may contain.
+};
+
+/// @brief What no student file may use, in any lab, whatever the rubric says
+/// (see grader/README.md): what ends the process, sends signals, reads or
+/// changes the environment, opens or writes files, redirects output, starts
+/// processes, reaches functions by name or number, or touches the test
+/// harness and the grader's results channel. The student's file only computes
+/// on the GPU; the tests do the I/O.
+/// @return The groups, in the order the README lists them.
+const std::vector<ForbiddenGroup>& forbidden_everywhere();
 
 /// @brief Strips a C++/CUDA source to its code: splices lines, blanks comments,
 /// string and character literals (raw strings and encoding prefixes included;
@@ -84,8 +123,25 @@ std::vector<SourceViolation> find_violations(const StrippedSource& source,
 std::vector<SourceViolation> find_violations(std::string_view text,
                                              const std::vector<ForbiddenName>& forbidden);
 
+/// @brief Every use in @p source of what no student file may use
+/// (forbidden_everywhere()): its names as tokens that are not members, also
+/// in library spellings and inside asm and alias strings; its headers; its
+/// literals (also split over adjacent literals); and mangled C++ symbol names
+/// (identifiers starting with _Z), which could name any library function.
+/// Token pasting and computed includes are find_violations()'s. In line order,
+/// with by = ForbiddenBy::grader.
+/// @param[in] source The stripped source.
+/// @return The violations, with file empty.
+std::vector<SourceViolation> find_violations_everywhere(const StrippedSource& source);
+
+/// @brief find_violations_everywhere(strip_source(text)).
+/// @param[in] text A file's text.
+/// @return The violations, with file empty.
+std::vector<SourceViolation> find_violations_everywhere(std::string_view text);
+
 /// @brief One line for the student: "<file>:<line>: remove <found> ('<name>'
-/// is forbidden in this lab). <why>".
+/// is forbidden in this lab). <why>", or "... forbidden in every lab ..."
+/// for what the grader forbids.
 /// @param[in] violation The violation.
 /// @return The line, no newline.
 std::string describe_violation(const SourceViolation& violation);
@@ -99,14 +155,18 @@ std::string lab_source_file(const LabEntry& lab, bool solutions);
 
 /// @brief Checks the graded file of a lab, and the files it includes from the
 /// lab's own folder (a student could move the code into a header there),
-/// against the lab's forbidden names.
+/// against the lab's forbidden names and what no student file may use
+/// (find_violations(), find_violations_everywhere()).
 /// @param[in] source_dir The source tree (the manifest's source_dir).
 /// @param[in] lab The lab.
 /// @param[in] solutions Whether the reference solution is graded.
-/// @param[in] forbidden The rubric's forbidden names; when empty nothing is read.
+/// @param[in] forbidden The rubric's forbidden names of the lab.
 /// @return Empty when the lab may be graded; else why it is refused, for the
 /// student: a first line saying that the lab scores 0, then one line "- ..."
-/// per violation. A file that cannot be read is refused too.
+/// per violation. A file that cannot be read is refused too, but a lab that
+/// forbids no names of its own is graded when its graded file does not exist
+/// or the manifest gives no source_dir (a build tree without sources: there is
+/// nothing to check, and ./workbook grade builds from the file it checks).
 std::string check_lab_source(const std::string& source_dir, const LabEntry& lab, bool solutions,
                              const std::vector<ForbiddenName>& forbidden);
 
