@@ -9,6 +9,10 @@
 # Only the solution tests are registered with CTest (the project's own suite);
 # the grader runs the student tests.
 get_filename_component(WORKBOOK_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+# Where the student files come from: this tree, or a staged submission
+# (./workbook grade --submission) laid out as labs/<folder>/<base>.cu. Only the
+# student files come from there: contracts, tests, harness and rubric are this tree's.
+set(WORKBOOK_STUDENT_ROOT "${WORKBOOK_ROOT}" CACHE PATH "The tree whose labs/<folder>/<base>.cu are the student files")
 
 function(workbook_add_lab folder base)
   string(REGEX MATCH "^[0-9][0-9]" number "${folder}")
@@ -25,7 +29,10 @@ function(workbook_add_lab folder base)
   endforeach()
 
   set(variants student)
-  set(source_student ${lab_dir}/${base}.cu)
+  set(source_student ${WORKBOOK_STUDENT_ROOT}/labs/${folder}/${base}.cu)
+  if(NOT EXISTS ${source_student})
+    message(FATAL_ERROR "workbook_add_lab: ${source_student} is missing (WORKBOOK_STUDENT_ROOT=${WORKBOOK_STUDENT_ROOT})")
+  endif()
   if(WORKBOOK_BUILD_SOLUTIONS AND EXISTS ${solution_dir}/${base}.cu)
     list(APPEND variants solution)
     set(source_solution ${solution_dir}/${base}.cu)
@@ -107,6 +114,7 @@ function(workbook_write_lab_manifest)
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/workbook-labs.json CONTENT
 "{
   \"source_dir\": \"${WORKBOOK_ROOT}\",
+  \"student_root\": \"${WORKBOOK_STUDENT_ROOT}\",
   \"rubric\": \"${WORKBOOK_ROOT}/grader/rubric.json\",
   \"labs\": [
     ${body}

@@ -263,7 +263,8 @@ int grade(const std::vector<std::string>& args) {
     // A lab whose source uses what its rubric forbids (the yardstick, say) is
     // refused without running: its tests would measure the forbidden code.
     const std::string refusal =
-        check_lab_source(manifest.source_dir, lab, options.solutions, lab_rubric.forbidden);
+        check_lab_source(options.solutions ? manifest.source_dir : manifest.student_root, lab,
+                         options.solutions, lab_rubric.forbidden);
     LabRun run = refusal.empty() ? run_lab(lab.id, run_options) : refused_run(lab.id, refusal);
     LabScore score = score_lab(lab_rubric, run);
     progress.finish(run, score);

@@ -66,6 +66,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
   manifest.path = path;
   manifest.source_dir = string_field(root, "source_dir", false, "the top level", path);
   manifest.rubric = string_field(root, "rubric", false, "the top level", path);
+  manifest.student_root = string_field(root, "student_root", false, "the top level", path);
+  if (manifest.student_root.empty()) manifest.student_root = manifest.source_dir;
   const auto labs = root.find("labs");
   if (labs == root.end() || !labs->is_array()) {
     throw GraderError("the build manifest " + path + " has no \"labs\" list; " + kBuildHint);

@@ -23,6 +23,8 @@ struct LabEntry {
 struct Manifest {
   std::string path;            ///< Where it was read from.
   std::string source_dir;      ///< The workbook's source tree.
+  std::string student_root;    ///< Where labs/<id>/<base>.cu, the student files, are (a staged submission, or
+                               ///< source_dir).
   std::string rubric;          ///< Default rubric path.
   std::vector<LabEntry> labs;  ///< In build order.
 };

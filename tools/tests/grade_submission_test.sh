@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Test of ./workbook grade --submission (instructor mode), run by ctest: only
+# the student files of a submission are staged, everything else it changed is
+# listed as ignored, and the build compiles the staged file against the
+# instructor's contract, never the submission's. (Grading itself needs a GPU.)
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# A student's repository: lab 02 done, its test and contract tampered with, an
+# extra file; lab 04 handed in flat, as an upload would be; a symlink for lab 05.
+sub="$work/student"
+mkdir -p "$sub/labs/02-abc/tests" "$sub/labs/05-atomics"
+cp "$ROOT/solutions/02-abc/abc.cu" "$sub/labs/02-abc/abc.cu"
+echo '#error "the submission'"'"'s contract was used"' >"$sub/labs/02-abc/abc.cuh"
+echo "// every test passes" >"$sub/labs/02-abc/tests/abc_test.cu"
+echo "notes" >"$sub/notes.txt"
+cp "$ROOT/solutions/04-reductions/reductions.cu" "$sub/reductions.cu"
+ln -s /etc/hostname "$sub/labs/05-atomics/atomics.cu"
+
+build="$work/build"
+WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook" grade --submission "$sub" \
+  >"$work/grade.log" 2>&1
+# The grader itself was not built (one target only), so grade stops there.
+stage="$build/submission-files"
+expect() { grep -qF -- "$1" "$work/grade.log" || fail "expected '$1' in: $(cat "$work/grade.log")"; }
+expect "02-abc: labs/02-abc/abc.cu"
+expect "04-reductions: reductions.cu"
+expect "01-hello-world: no file; graded as the untouched skeleton"
+expect "05-atomics: labs/05-atomics/atomics.cu is a symbolic link, not a file: refused"
+expect "labs/02-abc/tests/abc_test.cu (differs from the instructor's copy)"
+expect "labs/02-abc/abc.cuh (differs from the instructor's copy)"
+expect "notes.txt (not in the instructor's tree)"
+cmp -s "$stage/labs/02-abc/abc.cu" "$ROOT/solutions/02-abc/abc.cu" || fail "lab 02's file was not staged"
+cmp -s "$stage/labs/04-reductions/reductions.cu" "$ROOT/solutions/04-reductions/reductions.cu" ||
+  fail "lab 04's flat file was not staged"
+cmp -s "$stage/labs/05-atomics/atomics.cu" "$ROOT/labs/05-atomics/atomics.cu" ||
+  fail "the symlinked lab 05 should be graded as the skeleton"
+[[ -e "$stage/labs/02-abc/abc.cuh" || -e "$stage/labs/02-abc/tests" ]] && fail "more than the student file was staged"
+[[ -f "$build/lab02_student.a" || -f "$build/liblab02_student.a" ]] ||
+  fail "lab 02 did not build from the staged file against the instructor's contract: $(tail -5 "$work/grade.log")"
+grep -q "submission-files/labs/02-abc/abc.cu" <(ninja -C "$build" -t commands lab02_student) ||
+  fail "lab02_student is not compiled from the staged file"
+grep -qF "\"student_root\": \"$stage\"" "$build/workbook-labs.json" || fail "the manifest does not name the staged files"
+
+# The instructor's own tree is refused as a submission, and so is a missing folder.
+"$ROOT/workbook" grade --submission "$work/nowhere" >"$work/missing.log" 2>&1 && fail "a missing folder was accepted"
+grep -q "no such folder" "$work/missing.log" || fail "no message for a missing folder: $(cat "$work/missing.log")"
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "grade --submission: only the student files staged, the rest listed, built against the instructor's contract"
