@@ -118,7 +118,8 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
                       gradebook FILE, writing its header when the file is new
 --student NAME        the name of that row (default "submission")
 --seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
---timeout-scale X     multiply every lab's time limit by X (slow GPUs, sanitizers)
+--timeout-scale X     multiply every time limit (each lab's and each test's) by X
+                      (slow GPUs, sanitizers)
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)

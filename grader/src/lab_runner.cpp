@@ -3,13 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
+#include "glob.hpp"
 #include "process.hpp"
 
 namespace workbook::grader {
 namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+Clock::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 std::string with_output(const std::string& message, const std::string& tail) {
   if (tail.empty()) return message + "\n(it printed nothing)";
@@ -28,13 +37,377 @@ TestResult failed(const std::string& name, const std::string& message) {
   return result;
 }
 
-std::size_t count_ends(const std::vector<ResultEvent>& events) {
-  return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [](const ResultEvent& event) {
-    return event.kind == ResultEvent::Kind::end;
-  }));
+TestResult from_end_record(const ResultEvent& event) {
+  TestResult result;
+  result.name = event.test;
+  result.status = event.status == "passed"    ? TestStatus::passed
+                  : event.status == "skipped" ? TestStatus::skipped
+                                              : TestStatus::failed;
+  result.message = event.message;
+  result.time_ms = event.time_ms;
+  result.speed = event.speed;
+  return result;
+}
+
+/// What the grader knows of a lab's tests while it runs them.
+struct LabTests {
+  std::vector<std::string> listed;  // As --gtest_list_tests gave them.
+  std::vector<std::string> order;   // Listed, then any unlisted ones that reported.
+  std::set<std::string> known;      // Everything in order.
+  std::map<std::string, TestResult> results;
+  std::set<std::string> hung_before;  // Blamed once for a hang before they started.
+
+  std::vector<std::string> remaining() const {
+    std::vector<std::string> left;
+    for (const std::string& name : order) {
+      if (results.count(name) == 0) left.push_back(name);
+    }
+    return left;
+  }
+
+  void add_unlisted(const std::string& name) {
+    if (known.insert(name).second) order.push_back(name);
+  }
+
+  /// Fails every test without a result; returns how many.
+  std::size_t fail_remaining(const std::string& message) {
+    const std::vector<std::string> left = remaining();
+    for (const std::string& name : left) results[name] = failed(name, message);
+    return left.size();
+  }
+};
+
+/// Follows a results file while the test program writes it, so that the
+/// grader knows which test is running and since when. The clock restarts at
+/// every record: a test has its own limit from its "start" record, and the
+/// wait for the next test (start-up, a suite's set-up) has the next test's.
+class TestClock {
+ public:
+  TestClock(std::string results_path, std::vector<std::string> to_run, const TimeLimits& limits,
+            Clock::time_point lab_deadline)
+      : path_(std::move(results_path)),
+        to_run_(std::move(to_run)),
+        limits_(limits),
+        lab_deadline_(lab_deadline),
+        since_(Clock::now()) {}
+
+  /// Reads new records; true when the running test, or the wait for the next
+  /// one, is over its limit before the lab's budget ends (then the budget rules).
+  bool overran() {
+    read_new_records();
+    const double limit = limit_now();
+    const auto test_deadline = since_ + to_duration(limit);
+    if (test_deadline >= lab_deadline_ || Clock::now() < test_deadline) return false;
+    fired_limit_s_ = limit;
+    return true;
+  }
+
+  /// How many tests have ended in this process so far.
+  std::size_t ended() const { return ended_; }
+
+  /// The limit that overran (valid after overran() returned true).
+  double fired_limit_s() const { return fired_limit_s_; }
+
+ private:
+  void read_new_records() {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return;
+    in.seekg(static_cast<std::streamoff>(offset_));
+    std::ostringstream fresh;
+    fresh << in.rdbuf();
+    const std::string text = fresh.str();
+    offset_ += text.size();
+    partial_ += text;
+    const std::size_t complete = partial_.rfind('\n');
+    if (complete == std::string::npos) return;
+    for (const ResultEvent& event : parse_result_lines(partial_.substr(0, complete + 1))) take(event);
+    partial_.erase(0, complete + 1);
+  }
+
+  void take(const ResultEvent& event) {
+    if (event.kind == ResultEvent::Kind::abort) return;
+    seen_.insert(event.test);
+    since_ = Clock::now();
+    if (event.kind == ResultEvent::Kind::start) {
+      running_ = event.test;
+    } else {
+      ++ended_;
+      if (running_ == event.test) running_.clear();
+    }
+  }
+
+  double limit_now() {
+    if (!running_.empty()) return limits_.for_test(running_);
+    while (next_ < to_run_.size() && seen_.count(to_run_[next_]) != 0) ++next_;
+    return next_ < to_run_.size() ? limits_.for_test(to_run_[next_]) : limits_.test_s;
+  }
+
+  std::string path_;
+  std::vector<std::string> to_run_;  // What this process should run, in order.
+  const TimeLimits& limits_;
+  Clock::time_point lab_deadline_;
+  Clock::time_point since_;  // The last record (or the start).
+  std::size_t offset_ = 0;   // Bytes of the file read so far.
+  std::string partial_;      // A line not yet complete.
+  std::string running_;      // Started, not ended.
+  std::set<std::string> seen_;
+  std::size_t next_ = 0;
+  std::size_t ended_ = 0;
+  double fired_limit_s_ = 0;
+};
+
+/// One run of the test program.
+struct Attempt {
+  ProcessOutcome outcome;
+  std::string log_path;
+  bool test_overran = false;  // Stopped by a test's limit, not the lab's budget.
+  double limit_s = 0;         // The limit that overran.
+  std::string current;        // Started and not ended: the test that was running.
+  std::string abort_reason;   // From an "abort" record.
+  bool progressed = false;    // It wrote some start or end record.
+};
+
+/// Stage 1: what tests are there? Empty, with run->error set, when the
+/// program cannot say.
+std::vector<std::string> list_tests(const RunOptions& options, const Env& env, Clock::time_point deadline,
+                                    LabRun* run) {
+  ProcessSpec list;
+  list.argv = {options.binary, "--gtest_list_tests"};
+  list.env = env;
+  list.env.emplace_back("WORKBOOK_RESULTS", "");  // Listing reports nothing.
+  list.stdout_path = options.work_dir + "/list.out";
+  list.stderr_path = options.work_dir + "/list.err";
+  const auto list_deadline = std::min(deadline, Clock::now() + to_duration(kListTimeoutS));
+  const ProcessOutcome listed = run_process(list, list_deadline, {});
+  if (listed.end == ProcessOutcome::End::timed_out) {
+    run->timed_out = true;
+    run->error = "could not list the tests: the test program did not answer --gtest_list_tests within " +
+                 format_seconds(std::min(kListTimeoutS, options.limits.lab_s)) + " s";
+    return {};
+  }
+  if (listed.end != ProcessOutcome::End::exited || listed.exit_code != 0) {
+    run->error = with_output("could not list the tests: the test program " + describe_outcome(listed),
+                             tail_lines(list.stderr_path, kCrashTailLines));
+    return {};
+  }
+  std::vector<std::string> names = parse_test_list(read_text_file(list.stdout_path));
+  if (names.empty()) run->error = "the test program lists no tests";
+  return names;
+}
+
+/// Applies one process's records to @p tests.
+void apply_records(const std::vector<ResultEvent>& events, LabTests& tests, Attempt& attempt) {
+  for (const ResultEvent& event : events) {
+    switch (event.kind) {
+      case ResultEvent::Kind::start:
+        tests.add_unlisted(event.test);
+        attempt.current = event.test;
+        attempt.progressed = true;
+        break;
+      case ResultEvent::Kind::end:
+        tests.add_unlisted(event.test);
+        tests.results[event.test] = from_end_record(event);
+        if (attempt.current == event.test) attempt.current.clear();
+        attempt.progressed = true;
+        break;
+      case ResultEvent::Kind::abort:
+        attempt.abort_reason = event.reason.empty() ? "the test program stopped itself" : event.reason;
+        break;
+    }
+  }
+}
+
+/// Stage 2, once: runs the program on the tests not yet run, watching each
+/// test's time, and applies its records.
+Attempt run_attempt(const RunOptions& options, const Env& env, int attempt_index, Clock::time_point deadline,
+                    LabTests& tests) {
+  const std::vector<std::string> remaining = tests.remaining();
+  const std::string tag = std::to_string(attempt_index + 1);
+  ProcessSpec spec;
+  spec.argv = {options.binary};
+  // The first run takes the program's own order; resumes name exactly what is left.
+  if (attempt_index > 0) spec.argv.push_back("--gtest_filter=" + make_gtest_filter(remaining, tests.listed));
+  spec.argv.push_back("--gtest_color=no");
+  spec.env = env;
+  const std::string results_path = options.work_dir + "/results-" + tag + ".jsonl";
+  spec.env.emplace_back("WORKBOOK_RESULTS", results_path);
+  spec.stdout_path = options.work_dir + "/run-" + tag + ".log";
+  spec.stderr_path = spec.stdout_path;
+  std::FILE* fresh = std::fopen(results_path.c_str(), "w");  // WORKBOOK_RESULTS is appended to.
+  if (fresh != nullptr) std::fclose(fresh);
+
+  const std::size_t done_before = tests.results.size();
+  const std::size_t total = tests.order.size();
+  TestClock clock(results_path, remaining, options.limits, deadline);
+  std::size_t shown = 0;
+  Attempt attempt;
+  attempt.log_path = spec.stdout_path;
+  attempt.outcome = run_process(spec, deadline, [&] {
+    attempt.test_overran = clock.overran();
+    if (options.progress && clock.ended() != shown) {
+      shown = clock.ended();
+      options.progress(std::min(done_before + shown, total), total);
+    }
+    return attempt.test_overran;
+  });
+  attempt.test_overran = attempt.test_overran && attempt.outcome.end == ProcessOutcome::End::timed_out;
+  attempt.limit_s = clock.fired_limit_s();
+  apply_records(parse_result_lines(read_text_file(results_path)), tests, attempt);
+  if (options.progress) options.progress(tests.results.size(), tests.order.size());
+  return attempt;
+}
+
+std::string resume_note(std::size_t left_after) {
+  return left_after > 0 ? "; the " + tests_count(left_after) + " after it ran in a fresh process" : "";
+}
+
+/// The lab's budget is spent: the running test timed out, the rest never run.
+void on_budget_spent(const Attempt& attempt, const TimeLimits& limits, LabTests& tests, LabRun* run) {
+  const std::string budget = format_seconds(limits.lab_s);
+  run->timed_out = true;
+  if (!attempt.current.empty()) {
+    tests.results[attempt.current] =
+        failed(attempt.current,
+               "timed out: the lab was stopped after " + budget + " s (a hung kernel or an endless loop?)");
+  }
+  const std::size_t not_run = tests.fail_remaining("not run: the lab ran out of time");
+  run->notes.push_back("stopped after " + budget + " s" +
+                       (attempt.current.empty() ? "" : " in " + attempt.current) +
+                       (not_run > 0 ? "; " + tests_count(not_run) + " not run" : ""));
+}
+
+/// A test overran its limit: it times out and the rest resume. A hang while no
+/// test ran (start-up, a suite's set-up) is blamed on the next test, which is
+/// retried once: when it hangs again, it times out too.
+void on_test_overran(const Attempt& attempt, LabTests& tests, LabRun* run) {
+  const std::string limit = format_seconds(attempt.limit_s) + " s";
+  if (!attempt.current.empty()) {
+    tests.results[attempt.current] =
+        failed(attempt.current,
+               "timed out: the test was stopped after " + limit + " (a hung kernel or an endless loop?)");
+    run->notes.push_back(attempt.current + ": timed out after " + limit +
+                         resume_note(tests.remaining().size()));
+    return;
+  }
+  const std::vector<std::string> remaining = tests.remaining();
+  if (remaining.empty()) {
+    run->notes.push_back("the test program did not exit within " + limit +
+                         " of its last test, so it was stopped");
+    return;
+  }
+  const std::string& next = remaining.front();
+  if (tests.hung_before.insert(next).second) {
+    run->notes.push_back("the test program hung for " + limit + " before " + next +
+                         " started; the tests from it on ran in a fresh process");
+    return;
+  }
+  tests.results[next] =
+      failed(next, "timed out: the test program hung twice before this test started (" + limit +
+                       " each time: in a suite's set-up, or in the clean-up of the test before it?)");
+  run->notes.push_back("the test program hung twice before " + next + " started, so it was not retried" +
+                       resume_note(remaining.size() - 1));
+}
+
+/// The program ended by itself (passed, failed, crashed, aborted). Returns
+/// false when resuming would loop forever (it ran nothing at all).
+bool on_program_end(const Attempt& attempt, LabTests& tests, LabRun* run) {
+  const ProcessOutcome& outcome = attempt.outcome;
+  const std::string how = describe_outcome(outcome);
+  const bool clean_exit = outcome.end == ProcessOutcome::End::exited &&
+                          (outcome.exit_code == 0 || outcome.exit_code == 1);  // 1: some test failed.
+  const std::string tail =
+      clean_exit && attempt.current.empty() ? std::string() : tail_lines(attempt.log_path, kCrashTailLines);
+  const std::size_t left_after = tests.remaining().size() - (attempt.current.empty() ? 0 : 1);
+  if (!attempt.current.empty()) {
+    tests.results[attempt.current] =
+        failed(attempt.current, with_output("crashed: the test program " + how + " during this test", tail));
+    run->notes.push_back(attempt.current + ": the test program " + how + resume_note(left_after));
+  } else if (!attempt.abort_reason.empty()) {
+    run->notes.push_back(attempt.abort_reason + resume_note(left_after));
+  } else if (!clean_exit) {
+    run->notes.push_back("the test program " + how + " between tests" + resume_note(left_after));
+  }
+  if (attempt.progressed) return true;
+  // Nothing ran at all: restarting would loop forever.
+  for (const std::string& name : tests.remaining()) {
+    // A program that ran cleanly but wrote no records does not speak the protocol.
+    const std::string why = clean_exit
+                                ? "not run: the test program " + how + " without reporting this test " +
+                                      "(it wrote no WORKBOOK_RESULTS records)"
+                                : "not run: the test program " + how + " before running it";
+    tests.results[name] = failed(name, with_output(why, tail_lines(attempt.log_path, kCrashTailLines)));
+  }
+  return false;
+}
+
+/// Says in the notes when a run's log kept only the ends of its output.
+void note_dropped_output(const Attempt& attempt, LabRun* run) {
+  if (attempt.outcome.dropped_bytes == 0) return;
+  const std::string log = attempt.log_path.substr(attempt.log_path.find_last_of('/') + 1);
+  run->notes.push_back(log + ": the test program wrote " + describe_bytes(attempt.outcome.output_bytes) +
+                       " of output; the log keeps the first and the last " +
+                       describe_bytes(kKeptOutputBytes));
+}
+
+/// Stage 2: runs the tests, resuming in a fresh process after crashes and
+/// overruns, until every test has a result or the budget is spent.
+void run_tests(const RunOptions& options, const Env& env, Clock::time_point deadline, LabTests& tests,
+               LabRun* run) {
+  for (int attempt_index = 0;; ++attempt_index) {
+    const std::size_t left = tests.remaining().size();
+    if (left == 0) return;
+    if (attempt_index > kMaxRestarts) {
+      const std::string times = std::to_string(attempt_index);
+      tests.fail_remaining("not run: the test program crashed or hung " + times +
+                           " times, so the grader gave up on this lab");
+      run->notes.push_back("gave up after " + times + " crashes or hangs; " + tests_count(left) + " not run");
+      return;
+    }
+    const Attempt attempt = run_attempt(options, env, attempt_index, deadline, tests);
+    ++run->processes;
+    note_dropped_output(attempt, run);
+    switch (attempt.outcome.end) {
+      case ProcessOutcome::End::timed_out:
+        if (!attempt.test_overran) {
+          on_budget_spent(attempt, options.limits, tests, run);
+          return;
+        }
+        on_test_overran(attempt, tests, run);
+        break;
+      case ProcessOutcome::End::failed_to_start:
+        tests.fail_remaining("not run: " + attempt.outcome.error);
+        if (attempt_index == 0) run->error = attempt.outcome.error;
+        return;
+      case ProcessOutcome::End::exited:
+      case ProcessOutcome::End::signaled:
+        if (!on_program_end(attempt, tests, run)) return;
+        break;
+    }
+  }
 }
 
 }  // namespace
+
+double TimeLimits::for_test(const std::string& test) const {
+  double limit = 0;
+  for (const Item& item : items) {
+    if (matches_any(item.tests, test)) limit = std::max(limit, item.seconds);
+  }
+  return limit > 0 ? limit : test_s;
+}
+
+TimeLimits make_time_limits(const LabRubric& lab, double scale) {
+  TimeLimits limits;
+  limits.lab_s = lab.timeout_s * scale;
+  limits.test_s = kDefaultTestTimeoutS * scale;
+  for (const RubricGroup& group : lab.groups) {
+    if (group.test_timeout_s) limits.items.push_back({group.tests, *group.test_timeout_s * scale});
+  }
+  for (const RubricSpeed& speed : lab.speed) {
+    if (speed.test_timeout_s) limits.items.push_back({{speed.test}, *speed.test_timeout_s * scale});
+  }
+  return limits;
+}
 
 std::string format_seconds(double seconds) {
   char text[32];
@@ -71,189 +444,23 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   run.lab_id = lab_id;
   run.log_dir = options.work_dir;
   const auto started = Clock::now();
-  const auto deadline =
-      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
-  const std::string budget = format_seconds(options.timeout_s);
-  const auto finish = [&run, started] {
-    run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  };
+  const auto deadline = started + to_duration(options.limits.lab_s);
 
-  std::vector<std::pair<std::string, std::string>> env = {{"WORKBOOK_RUBRIC", options.rubric_path}};
+  Env env = {{"WORKBOOK_RUBRIC", options.rubric_path}};
   if (options.seed) env.emplace_back("WORKBOOK_SEED", std::to_string(*options.seed));
 
-  // 1. What tests are there?
-  ProcessSpec list;
-  list.argv = {options.binary, "--gtest_list_tests"};
-  list.env = env;
-  list.env.emplace_back("WORKBOOK_RESULTS", "");  // Listing reports nothing.
-  list.stdout_path = options.work_dir + "/list.out";
-  list.stderr_path = options.work_dir + "/list.err";
-  const auto list_deadline =
-      std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(kListTimeoutS)));
-  const ProcessOutcome listed = run_process(list, list_deadline, {});
-  if (listed.end == ProcessOutcome::End::timed_out) {
-    run.timed_out = true;
-    run.error = "could not list the tests: the test program did not answer --gtest_list_tests within " +
-                format_seconds(std::min(kListTimeoutS, options.timeout_s)) + " s";
-    finish();
-    return run;
+  LabTests tests;
+  tests.listed = list_tests(options, env, deadline, &run);
+  if (!tests.listed.empty()) {
+    tests.order = tests.listed;
+    tests.known.insert(tests.listed.begin(), tests.listed.end());
+    run_tests(options, env, deadline, tests, &run);
   }
-  if (listed.end != ProcessOutcome::End::exited || listed.exit_code != 0) {
-    run.error = with_output("could not list the tests: the test program " + describe_outcome(listed),
-                            tail_lines(list.stderr_path, kCrashTailLines));
-    finish();
-    return run;
+  for (const std::string& name : tests.order) {
+    const auto it = tests.results.find(name);
+    run.tests.push_back(it != tests.results.end() ? it->second : failed(name, "no result was reported"));
   }
-  const std::vector<std::string> names = parse_test_list(read_text_file(list.stdout_path));
-  if (names.empty()) {
-    run.error = "the test program lists no tests";
-    finish();
-    return run;
-  }
-
-  // 2. Run them, resuming after crashes.
-  std::vector<std::string> order = names;
-  std::set<std::string> known(names.begin(), names.end());
-  std::map<std::string, TestResult> results;
-  const auto remaining_tests = [&order, &results] {
-    std::vector<std::string> left;
-    for (const std::string& name : order) {
-      if (results.count(name) == 0) left.push_back(name);
-    }
-    return left;
-  };
-  const auto add_unlisted = [&order, &known](const std::string& name) {
-    if (known.insert(name).second) order.push_back(name);
-  };
-
-  for (int attempt = 0;; ++attempt) {
-    const std::vector<std::string> remaining = remaining_tests();
-    if (remaining.empty()) break;
-    if (attempt > kMaxRestarts) {
-      for (const std::string& name : remaining) {
-        results[name] = failed(name, "not run: the test program crashed " + std::to_string(attempt) +
-                                         " times, so the grader gave up on this lab");
-      }
-      run.notes.push_back("gave up after " + std::to_string(attempt) + " crashes; " +
-                          tests_count(remaining.size()) + " not run");
-      break;
-    }
-    const std::string tag = std::to_string(attempt + 1);
-    ProcessSpec spec;
-    spec.argv = {options.binary};
-    // The first run takes the program's own order; resumes name exactly what is left.
-    if (attempt > 0) spec.argv.push_back("--gtest_filter=" + make_gtest_filter(remaining, names));
-    spec.argv.push_back("--gtest_color=no");
-    spec.env = env;
-    const std::string results_path = options.work_dir + "/results-" + tag + ".jsonl";
-    spec.env.emplace_back("WORKBOOK_RESULTS", results_path);
-    spec.stdout_path = options.work_dir + "/run-" + tag + ".log";
-    spec.stderr_path = spec.stdout_path;
-    std::FILE* fresh = std::fopen(results_path.c_str(), "w");  // WORKBOOK_RESULTS is appended to.
-    if (fresh != nullptr) std::fclose(fresh);
-
-    const std::size_t done_before = results.size();
-    const std::size_t total = order.size();
-    const auto tick = [&] {
-      if (!options.progress) return;
-      const std::size_t ended = count_ends(parse_result_lines(read_text_file(results_path)));
-      options.progress(std::min(done_before + ended, total), total);
-    };
-    const ProcessOutcome outcome = run_process(spec, deadline, tick);
-    ++run.processes;
-
-    std::string current;  // Started and not ended: the test that was running.
-    std::string abort_reason;
-    bool progressed = false;
-    for (const ResultEvent& event : parse_result_lines(read_text_file(results_path))) {
-      switch (event.kind) {
-        case ResultEvent::Kind::start:
-          add_unlisted(event.test);
-          current = event.test;
-          progressed = true;
-          break;
-        case ResultEvent::Kind::end: {
-          add_unlisted(event.test);
-          TestResult result;
-          result.name = event.test;
-          result.status = event.status == "passed"    ? TestStatus::passed
-                          : event.status == "skipped" ? TestStatus::skipped
-                                                      : TestStatus::failed;
-          result.message = event.message;
-          result.time_ms = event.time_ms;
-          result.speed = event.speed;
-          results[event.test] = result;
-          if (current == event.test) current.clear();
-          progressed = true;
-          break;
-        }
-        case ResultEvent::Kind::abort:
-          abort_reason = event.reason.empty() ? "the test program stopped itself" : event.reason;
-          break;
-      }
-    }
-    if (options.progress) options.progress(results.size(), order.size());
-
-    if (outcome.end == ProcessOutcome::End::timed_out) {
-      run.timed_out = true;
-      if (!current.empty()) {
-        results[current] = failed(current, "timed out: the lab was stopped after " + budget +
-                                               " s (a hung kernel or an endless loop?)");
-      }
-      std::size_t not_run = 0;
-      for (const std::string& name : remaining_tests()) {
-        results[name] = failed(name, "not run: the lab ran out of time");
-        ++not_run;
-      }
-      run.notes.push_back("stopped after " + budget + " s" + (current.empty() ? "" : " in " + current) +
-                          (not_run > 0 ? "; " + tests_count(not_run) + " not run" : ""));
-      break;
-    }
-    if (outcome.end == ProcessOutcome::End::failed_to_start) {
-      for (const std::string& name : remaining_tests()) {
-        results[name] = failed(name, "not run: " + outcome.error);
-      }
-      if (attempt == 0) run.error = outcome.error;
-      break;
-    }
-
-    const std::string how = describe_outcome(outcome);
-    const bool clean_exit = outcome.end == ProcessOutcome::End::exited &&
-                            (outcome.exit_code == 0 || outcome.exit_code == 1);  // 1: some test failed.
-    const std::string tail =
-        clean_exit && current.empty() ? std::string() : tail_lines(spec.stdout_path, kCrashTailLines);
-    const std::size_t left_after = remaining_tests().size() - (current.empty() ? 0 : 1);
-    const std::string resume_note =
-        left_after > 0 ? "; the " + tests_count(left_after) + " after it ran in a fresh process" : "";
-    if (!current.empty()) {
-      results[current] =
-          failed(current, with_output("crashed: the test program " + how + " during this test", tail));
-      run.notes.push_back(current + ": the test program " + how + resume_note);
-    } else if (!abort_reason.empty()) {
-      run.notes.push_back(abort_reason + resume_note);
-    } else if (!clean_exit) {
-      run.notes.push_back("the test program " + how + " between tests" + resume_note);
-    }
-    if (!progressed) {
-      // Nothing ran at all: restarting would loop forever.
-      for (const std::string& name : remaining_tests()) {
-        // A program that ran cleanly but wrote no records does not speak the protocol.
-        const std::string why = clean_exit
-                                    ? "not run: the test program " + how + " without reporting this test " +
-                                          "(it wrote no WORKBOOK_RESULTS records)"
-                                    : "not run: the test program " + how + " before running it";
-        results[name] = failed(name, with_output(why, tail_lines(spec.stdout_path, kCrashTailLines)));
-      }
-      break;
-    }
-  }
-
-  for (const std::string& name : order) {
-    const auto it = results.find(name);
-    run.tests.push_back(it != results.end() ? it->second : failed(name, "no result was reported"));
-  }
-  finish();
+  run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return run;
 }
 

@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "gtest_protocol.hpp"
+#include "rubric.hpp"
 
 namespace workbook::grader {
 
 /// @brief Seconds allowed for --gtest_list_tests (within the lab's budget).
 constexpr double kListTimeoutS = 60.0;
-/// @brief How many times a lab's program is restarted after crashes.
+/// @brief How many times a lab's program is restarted after crashes and hangs.
 constexpr int kMaxRestarts = 20;
 /// @brief Lines of a crashed program's output quoted in the failure.
 constexpr std::size_t kCrashTailLines = 15;
@@ -40,26 +41,54 @@ struct LabRun {
   std::string error;               ///< Lab-level failure (could not list tests...); empty when none.
   bool refused = false;            ///< Not run: its source uses a forbidden name (error says which).
   std::vector<std::string> notes;  ///< Crashes, resumes, timeouts: what happened, for the report.
-  bool timed_out = false;          ///< The lab used up its wall-clock budget.
+  bool timed_out = false;          ///< The lab used up its wall-clock budget (not: a test overran its limit).
   double seconds = 0;              ///< Wall-clock time of all its processes.
   int processes = 0;               ///< How many times its test program was started (listing excluded).
   std::string log_dir;             ///< Where its logs are.
 };
+
+/// @brief A lab's time limits in seconds, already scaled (see make_time_limits()).
+struct TimeLimits {
+  /// @brief A test time limit set by a rubric item.
+  struct Item {
+    std::vector<std::string> tests;  ///< The item's globs.
+    double seconds = 0;              ///< Its limit.
+  };
+  double lab_s = kDefaultLabTimeoutS;    ///< Budget for all of the lab's processes.
+  double test_s = kDefaultTestTimeoutS;  ///< A test's limit when no item sets one.
+  std::vector<Item> items;               ///< The groups and speed items that set test_timeout_s.
+
+  /// @brief The limit of one test: the largest of the items that name it and
+  /// set one, else test_s. The lab's budget caps it in any case.
+  /// @param[in] test "Suite.Name".
+  /// @return Seconds.
+  double for_test(const std::string& test) const;
+};
+
+/// @brief A lab's time limits from its rubric, every one multiplied by
+/// @p scale. The only place where limits are scaled: a later factor (a
+/// sanitizer run, say) belongs here too.
+/// @param[in] lab The lab's rubric (timeout_s, each item's test_timeout_s).
+/// @param[in] scale --timeout-scale.
+/// @return The limits.
+TimeLimits make_time_limits(const LabRubric& lab, double scale);
 
 /// @brief How to run a lab.
 struct RunOptions {
   std::string binary;                 ///< The lab's test program.
   std::string rubric_path;            ///< Passed as WORKBOOK_RUBRIC.
   std::optional<std::uint64_t> seed;  ///< Passed as WORKBOOK_SEED when set.
-  double timeout_s = 300;             ///< Budget for all of the lab's processes.
+  TimeLimits limits;                  ///< The lab's budget and each test's limit.
   std::string work_dir;               ///< Existing directory for logs and result files.
   /// Called as tests finish: (finished, total).
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
-/// @brief Runs a lab: lists its tests, runs them in a child process, resumes
-/// the ones not yet run after a crash (at most kMaxRestarts times), and stops
-/// everything at the deadline. Never throws for anything the lab does.
+/// @brief Runs a lab: lists its tests, runs them in a child process, stops
+/// the process when a test overruns its limit, resumes the tests not yet run
+/// in a fresh process after a crash or an overrun (at most kMaxRestarts
+/// times), and stops everything when the lab's budget is spent. Never throws
+/// for anything the lab does.
 /// @param[in] lab_id The lab's id, for messages.
 /// @param[in] options How to run it.
 /// @return The results: one entry per test.

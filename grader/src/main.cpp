@@ -255,7 +255,7 @@ int grade(const std::vector<std::string>& args) {
     run_options.binary = binaries[i];
     run_options.rubric_path = rubric_path;
     run_options.seed = options.seed;
-    run_options.timeout_s = lab_rubric.timeout_s * options.timeout_scale;
+    run_options.limits = make_time_limits(lab_rubric, options.timeout_scale);
     run_options.work_dir = report.log_dir + "/" + lab.id;
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };

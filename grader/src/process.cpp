@@ -1,18 +1,22 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
-#include <thread>
 
 extern char** environ;
 
@@ -20,12 +24,24 @@ namespace workbook::grader {
 namespace {
 
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
-constexpr auto kTickInterval = std::chrono::milliseconds(100);
+constexpr int kPollIntervalMs = static_cast<int>(kPollInterval.count());
+/// Pipe capacity asked for (best effort): fewer wake-ups while a program floods.
+constexpr int kPipeBytes = 1 << 20;
+/// Bytes read per read() call.
+constexpr std::size_t kReadChunk = 64 * 1024;
+/// Reads per stream per drain (4 MiB, more than a pipe holds), so that an
+/// endless flood still lets the loop look at the clock and the child.
+constexpr int kMaxReadsPerDrain = 64;
 
 volatile sig_atomic_t g_running_group = 0;
 
 int open_output(const std::string& path) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
 }
 
 /// The child's environment: ours, with the spec's variables replaced or added.
@@ -45,10 +61,215 @@ void kill_group(pid_t group) {
   if (group > 0) ::kill(-group, SIGKILL);
 }
 
+/// The child's stdout and stderr: a pipe per log file (one when both go to the
+/// same file, so that their lines stay in order), read all the time into a
+/// CappedLog each.
+class OutputStreams {
+ public:
+  OutputStreams() = default;
+  OutputStreams(const OutputStreams&) = delete;
+  OutputStreams& operator=(const OutputStreams&) = delete;
+  ~OutputStreams() {
+    for (Stream& stream : streams_) {
+      close_fd(stream.read_fd);
+      close_fd(stream.write_fd);
+      close_fd(stream.file_fd);
+    }
+  }
+
+  /// Creates the log files and the pipes; false with @p error set on failure.
+  bool open(const ProcessSpec& spec, std::string* error) {
+    streams_.resize(spec.stderr_path == spec.stdout_path ? 1 : 2);
+    const std::string* paths[] = {&spec.stdout_path, &spec.stderr_path};
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      Stream& stream = streams_[i];
+      stream.file_fd = open_output(*paths[i]);
+      if (stream.file_fd < 0) {
+        *error = std::string("cannot create the log file: ") + std::strerror(errno);
+        return false;
+      }
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC) != 0) {
+        *error = std::string("pipe failed: ") + std::strerror(errno);
+        return false;
+      }
+      stream.read_fd = ends[0];
+      stream.write_fd = ends[1];
+      ::fcntl(stream.read_fd, F_SETFL, O_NONBLOCK);
+      ::fcntl(stream.read_fd, F_SETPIPE_SZ, kPipeBytes);  // Best effort: the default 64 KiB works too.
+      stream.log = std::make_unique<CappedLog>(stream.file_fd, kKeptOutputBytes, kKeptOutputBytes);
+    }
+    return true;
+  }
+
+  int stdout_fd() const { return streams_.front().write_fd; }
+  int stderr_fd() const { return streams_.back().write_fd; }
+
+  /// In the parent after fork(): only the child writes.
+  void close_write_ends() {
+    for (Stream& stream : streams_) close_fd(stream.write_fd);
+  }
+
+  /// Waits up to @p timeout_ms for output, then reads what is there (a bounded
+  /// amount, so the caller gets back to its clock even during a flood).
+  void drain(int timeout_ms) {
+    pollfd fds[2];
+    for (std::size_t i = 0; i < streams_.size(); ++i) fds[i] = {streams_[i].read_fd, POLLIN, 0};
+    // Closed streams have fd -1, which poll() ignores: then it only sleeps.
+    if (::poll(fds, static_cast<nfds_t>(streams_.size()), timeout_ms) <= 0) return;
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      if (fds[i].revents != 0) read_some(streams_[i], kMaxReadsPerDrain);
+    }
+  }
+
+  /// After the child's group is gone: reads what is left in the pipes (a
+  /// pipe holds at most kPipeBytes, and a process that left the group must
+  /// not keep the grader reading).
+  void drain_rest() {
+    for (Stream& stream : streams_) read_some(stream, kMaxReadsPerDrain);
+  }
+
+  /// Writes the logs' tails and adds the byte counts to @p outcome.
+  void finish(ProcessOutcome* outcome) {
+    for (Stream& stream : streams_) {
+      close_fd(stream.read_fd);
+      if (!stream.log) continue;
+      stream.log->finish();
+      outcome->output_bytes += stream.log->total_bytes();
+      outcome->dropped_bytes += stream.log->dropped_bytes();
+      stream.log.reset();
+    }
+  }
+
+ private:
+  struct Stream {
+    int file_fd = -1;
+    int read_fd = -1;
+    int write_fd = -1;
+    std::unique_ptr<CappedLog> log;
+  };
+
+  /// Reads until the pipe is empty, at its end, or after @p max_reads reads.
+  static void read_some(Stream& stream, int max_reads) {
+    static thread_local std::vector<char> buffer(kReadChunk);
+    for (int reads = 0; stream.read_fd >= 0 && reads < max_reads; ++reads) {
+      const ssize_t got = ::read(stream.read_fd, buffer.data(), buffer.size());
+      if (got > 0) {
+        stream.log->write(buffer.data(), static_cast<std::size_t>(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
+        close_fd(stream.read_fd);  // End of output (or an error: stop reading).
+      } else if (errno != EINTR) {
+        return;  // Empty for now.
+      }
+    }
+  }
+
+  std::vector<Stream> streams_;
+};
+
+/// Watches a started child until it ends, @p deadline passes or @p should_stop
+/// says so, draining its output all the while. Returns its wait status, or
+/// sets @p outcome (timed_out, or an error) and returns -1.
+int supervise(pid_t pid, Clock::time_point deadline, const StopCheck& should_stop, OutputStreams& output,
+              ProcessOutcome* outcome) {
+  auto next_check = Clock::now() + kPollInterval;
+  for (;;) {
+    output.drain(kPollIntervalMs);
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) {
+      outcome->error = std::string("waitpid failed: ") + std::strerror(errno);
+      kill_group(pid);
+      return -1;
+    }
+    const auto now = Clock::now();
+    bool stop = now >= deadline;
+    if (!stop && now >= next_check) {
+      next_check = now + kPollInterval;
+      stop = should_stop && should_stop();
+    }
+    if (stop) {
+      kill_group(pid);
+      ::waitpid(pid, &status, 0);
+      outcome->end = ProcessOutcome::End::timed_out;
+      return -1;
+    }
+  }
+}
+
 }  // namespace
 
+CappedLog::CappedLog(int fd, std::size_t head_bytes, std::size_t tail_bytes)
+    : fd_(fd), head_bytes_(head_bytes), tail_bytes_(tail_bytes) {}
+
+void CappedLog::append_to_file(const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd_, data, size);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return;  // A full disk loses log lines, never the grading.
+    data += written;
+    size -= static_cast<std::size_t>(written);
+  }
+}
+
+void CappedLog::write(const char* data, std::size_t size) {
+  if (total_ < head_bytes_) {
+    const std::size_t head = std::min<std::uint64_t>(size, head_bytes_ - total_);
+    append_to_file(data, head);
+    if (head > 0) last_head_char_ = data[head - 1];
+    data += head;
+    size -= head;
+    total_ += head;
+  }
+  total_ += size;
+  if (size == 0 || tail_bytes_ == 0) return;
+  if (tail_.empty()) tail_.resize(tail_bytes_);  // Only a program that writes more than the head pays for it.
+  if (size >= tail_bytes_) {
+    std::memcpy(tail_.data(), data + size - tail_bytes_, tail_bytes_);
+    tail_at_ = 0;
+    return;
+  }
+  const std::size_t first = std::min(size, tail_bytes_ - tail_at_);
+  std::memcpy(tail_.data() + tail_at_, data, first);
+  std::memcpy(tail_.data(), data + first, size - first);
+  tail_at_ = (tail_at_ + size) % tail_bytes_;
+}
+
+std::uint64_t CappedLog::dropped_bytes() const {
+  const std::uint64_t after_head = total_ > head_bytes_ ? total_ - head_bytes_ : 0;
+  return after_head > tail_bytes_ ? after_head - tail_bytes_ : 0;
+}
+
+void CappedLog::finish() {
+  const std::uint64_t after_head = total_ > head_bytes_ ? total_ - head_bytes_ : 0;
+  if (after_head == 0) return;
+  if (after_head <= tail_bytes_) {  // Nothing dropped, and the ring never wrapped.
+    append_to_file(tail_.data(), static_cast<std::size_t>(after_head));
+    return;
+  }
+  const std::string line = std::string(last_head_char_ == '\n' ? "" : "\n") +
+                           "[workbook-grader: " + std::to_string(dropped_bytes()) +
+                           " bytes of output dropped here; the log keeps the first " +
+                           describe_bytes(head_bytes_) + " and the last " + describe_bytes(tail_bytes_) +
+                           "]\n";
+  append_to_file(line.data(), line.size());
+  append_to_file(tail_.data() + tail_at_, tail_bytes_ - tail_at_);
+  append_to_file(tail_.data(), tail_at_);
+}
+
+std::string describe_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  const bool mebi = bytes >= (std::uint64_t{1} << 20);
+  const double value = static_cast<double>(bytes) / (mebi ? 1024.0 * 1024.0 : 1024.0);
+  char text[32];
+  std::snprintf(text, sizeof text, std::fabs(value - std::round(value)) < 0.05 ? "%.0f %s" : "%.1f %s", value,
+                mebi ? "MiB" : "KiB");
+  return text;
+}
+
 ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
-                           const std::function<void()>& on_tick) {
+                           const StopCheck& should_stop) {
   ProcessOutcome outcome;
   if (spec.argv.empty()) {
     outcome.error = "nothing to run";
@@ -65,20 +286,12 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
   for (std::string& entry : env_strings) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
-  const int out_fd = open_output(spec.stdout_path);
-  const int err_fd = spec.stderr_path == spec.stdout_path ? out_fd : open_output(spec.stderr_path);
-  if (out_fd < 0 || err_fd < 0) {
-    outcome.error = std::string("cannot create the log file: ") + std::strerror(errno);
-    if (out_fd >= 0) ::close(out_fd);
-    if (err_fd >= 0 && err_fd != out_fd) ::close(err_fd);
-    return outcome;
-  }
+  OutputStreams output;
+  if (!output.open(spec, &outcome.error)) return outcome;
   // exec failure is reported through a close-on-exec pipe: EOF means exec worked.
   int status_pipe[2];
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
     outcome.error = std::string("pipe failed: ") + std::strerror(errno);
-    ::close(out_fd);
-    if (err_fd != out_fd) ::close(err_fd);
     return outcome;
   }
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -89,8 +302,8 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
     ::setpgid(0, 0);
     for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(out_fd, STDOUT_FILENO);
-    ::dup2(err_fd, STDERR_FILENO);
+    ::dup2(output.stdout_fd(), STDOUT_FILENO);
+    ::dup2(output.stderr_fd(), STDERR_FILENO);
     ::execve(argv[0], argv.data(), envp.data());
     const int error = errno;
     ssize_t ignored = ::write(status_pipe[1], &error, sizeof error);
@@ -98,12 +311,12 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
     ::_exit(127);
   }
   ::close(status_pipe[1]);
-  ::close(out_fd);
-  if (err_fd != out_fd) ::close(err_fd);
+  output.close_write_ends();
   if (null_fd >= 0) ::close(null_fd);
   if (pid < 0) {
     outcome.error = std::string("fork failed: ") + std::strerror(errno);
     ::close(status_pipe[0]);
+    output.finish(&outcome);
     return outcome;
   }
   ::setpgid(pid, pid);  // Also here: whichever of parent and child runs first.
@@ -115,39 +328,18 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     ::waitpid(pid, nullptr, 0);
     g_running_group = 0;
+    output.finish(&outcome);
     outcome.error = "cannot run " + spec.argv[0] + ": " + std::strerror(exec_error);
     return outcome;
   }
 
-  auto next_tick = Clock::now() + kTickInterval;
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      outcome.error = std::string("waitpid failed: ") + std::strerror(errno);
-      kill_group(pid);
-      g_running_group = 0;
-      return outcome;
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      kill_group(pid);
-      ::waitpid(pid, &status, 0);
-      g_running_group = 0;
-      outcome.end = ProcessOutcome::End::timed_out;
-      outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-      return outcome;
-    }
-    if (on_tick && now >= next_tick) {
-      on_tick();
-      next_tick = now + kTickInterval;
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
+  const int status = supervise(pid, deadline, should_stop, output, &outcome);
   kill_group(pid);  // Whatever the lab left running in its group.
   g_running_group = 0;
+  output.drain_rest();
+  output.finish(&outcome);
   outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (status < 0) return outcome;  // Timed out, or waitpid failed (outcome says which).
   if (WIFSIGNALED(status)) {
     outcome.end = ProcessOutcome::End::signaled;
     outcome.signal = WTERMSIG(status);

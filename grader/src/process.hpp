@@ -1,9 +1,11 @@
 /// @file process.hpp
 /// @brief Running one child process in its own process group, with its output
-/// in files and a wall-clock deadline.
+/// in capped log files and a wall-clock deadline.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -14,34 +16,93 @@ namespace workbook::grader {
 /// @brief Clock of all deadlines.
 using Clock = std::chrono::steady_clock;
 
+/// @brief Bytes of a process's output kept at each end of its log: the first
+/// and the last kKeptOutputBytes of each stream are stored, the middle of a
+/// flood is read and dropped (one line says how much).
+constexpr std::size_t kKeptOutputBytes = std::size_t{1} << 20;
+
+/// @brief A log file that keeps only the first and the last bytes written to
+/// it: the head goes to the file as it comes, the tail is held in memory and
+/// written by finish(), after a line saying how many bytes were dropped
+/// between them. The caller keeps reading its pipe however much is dropped,
+/// so the writer never blocks on a full pipe.
+class CappedLog {
+ public:
+  /// @param[in] fd The open log file (not owned; appended to).
+  /// @param[in] head_bytes Bytes kept from the start.
+  /// @param[in] tail_bytes Bytes kept from the end.
+  CappedLog(int fd, std::size_t head_bytes, std::size_t tail_bytes);
+
+  /// @brief Takes more output.
+  /// @param[in] data The bytes.
+  /// @param[in] size How many.
+  void write(const char* data, std::size_t size);
+
+  /// @brief Writes the "dropped" line (when bytes were dropped) and the kept
+  /// tail. Call once, after the last write().
+  void finish();
+
+  /// @brief Bytes taken so far.
+  /// @return The count.
+  std::uint64_t total_bytes() const { return total_; }
+
+  /// @brief Bytes not kept (known for sure after the last write()).
+  /// @return The count.
+  std::uint64_t dropped_bytes() const;
+
+ private:
+  void append_to_file(const char* data, std::size_t size);
+
+  int fd_;
+  std::size_t head_bytes_;
+  std::size_t tail_bytes_;
+  std::vector<char> tail_;   // A ring of the last bytes after the head.
+  std::size_t tail_at_ = 0;  // Where the next byte goes in the ring.
+  std::uint64_t total_ = 0;
+  char last_head_char_ = '\n';
+};
+
+/// @brief A byte count for people: "512 bytes", "1 MiB", "62.5 MiB".
+/// @param[in] bytes The count.
+/// @return The text.
+std::string describe_bytes(std::uint64_t bytes);
+
 /// @brief What to run.
 struct ProcessSpec {
   std::vector<std::string> argv;                         ///< argv[0] is the program path.
   std::vector<std::pair<std::string, std::string>> env;  ///< Set on top of the grader's environment.
-  std::string stdout_path;                               ///< File for stdout (appended).
-  std::string stderr_path;  ///< File for stderr (appended); may equal stdout_path.
+  std::string stdout_path;  ///< File for stdout (appended; at most 2 x kKeptOutputBytes of it kept).
+  std::string stderr_path;  ///< File for stderr (likewise); may equal stdout_path (one stream, one cap).
 };
 
 /// @brief How a child process ended.
 struct ProcessOutcome {
   enum class End { exited, signaled, timed_out, failed_to_start };
-  End end = End::failed_to_start;  ///< Which way it ended.
-  int exit_code = 0;               ///< When exited.
-  int signal = 0;                  ///< When signaled.
-  std::string error;               ///< When failed_to_start: why.
-  double seconds = 0;              ///< Wall-clock time it ran.
+  End end = End::failed_to_start;   ///< Which way it ended.
+  int exit_code = 0;                ///< When exited.
+  int signal = 0;                   ///< When signaled.
+  std::string error;                ///< When failed_to_start: why.
+  double seconds = 0;               ///< Wall-clock time it ran.
+  std::uint64_t output_bytes = 0;   ///< Bytes it wrote to stdout and stderr.
+  std::uint64_t dropped_bytes = 0;  ///< Of those, bytes not kept in the logs (see CappedLog).
 };
 
-/// @brief Runs a process to completion or until @p deadline, whichever comes
-/// first. The child gets its own process group; on timeout the whole group is
-/// killed with SIGKILL (a hung kernel ignores politer signals), and after a
-/// normal end any processes it left behind in its group are killed too.
+/// @brief Decides, while a child runs, whether to stop it now (a test over its
+/// time limit). Returns true to stop it.
+using StopCheck = std::function<bool()>;
+
+/// @brief Runs a process to completion, until @p deadline, or until
+/// @p should_stop says so, whichever comes first. The child gets its own
+/// process group; when stopped, the whole group is killed with SIGKILL (a hung
+/// kernel ignores politer signals), and after a normal end any processes it
+/// left behind in its group are killed too. Its output comes through pipes
+/// that are drained all the time and kept in capped logs (CappedLog), so a
+/// flood neither blocks it nor fills the disk.
 /// @param[in] spec What to run.
 /// @param[in] deadline When to give up.
-/// @param[in] on_tick Called about every 100 ms while it runs (may be empty).
-/// @return How it ended.
-ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
-                           const std::function<void()>& on_tick);
+/// @param[in] should_stop Asked about every 20 ms while it runs (may be empty).
+/// @return How it ended: timed_out when the deadline passed or @p should_stop said so.
+ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline, const StopCheck& should_stop);
 
 /// @brief A signal's name and meaning, e.g. "SIGSEGV (segmentation fault)".
 /// @param[in] signal The signal number.

@@ -62,9 +62,18 @@ class Checker {
   std::string path_;
 };
 
+/// An optional time limit in seconds: absent, or a number > 0.
+std::optional<double> optional_seconds(const Checker& check, const json& object, const char* key,
+                                       const std::string& where) {
+  if (!object.contains(key)) return std::nullopt;
+  const double seconds = check.number(object, key, where);
+  if (!(seconds > 0)) check.fail(where + "." + key, "must be > 0");
+  return seconds;
+}
+
 RubricGroup parse_group(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"name", "tests", "points"}, where);
+  check.known_keys(value, {"name", "tests", "points", "test_timeout_s"}, where);
   RubricGroup group;
   group.name = check.string(value, "name", where);
   const json& tests = check.member(value, "tests", where);
@@ -77,12 +86,14 @@ RubricGroup parse_group(const Checker& check, const json& value, const std::stri
   }
   group.points = check.number(value, "points", where);
   if (group.points < 0) check.fail(where + ".points", "must be >= 0");
+  group.test_timeout_s = optional_seconds(check, value, "test_timeout_s", where);
   return group;
 }
 
 RubricSpeed parse_speed(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"name", "test", "yardstick", "target", "floor", "points"}, where);
+  check.known_keys(value, {"name", "test", "yardstick", "target", "floor", "points", "test_timeout_s"},
+                   where);
   RubricSpeed speed;
   speed.name = check.string(value, "name", where);
   speed.test = check.string(value, "test", where);
@@ -93,6 +104,7 @@ RubricSpeed parse_speed(const Checker& check, const json& value, const std::stri
   if (speed.floor < 0) check.fail(where + ".floor", "must be >= 0");
   if (!(speed.target > speed.floor)) check.fail(where, "target must be greater than floor");
   if (speed.points < 0) check.fail(where + ".points", "must be >= 0");
+  speed.test_timeout_s = optional_seconds(check, value, "test_timeout_s", where);
   return speed;
 }
 
@@ -135,10 +147,7 @@ LabRubric parse_lab(const Checker& check, const json& value, const std::string& 
   check.known_keys(value, {"title", "timeout_s", "groups", "speed", "forbidden"}, where);
   LabRubric lab;
   lab.title = check.string(value, "title", where);
-  if (value.contains("timeout_s")) {
-    lab.timeout_s = check.number(value, "timeout_s", where);
-    if (!(lab.timeout_s > 0)) check.fail(where + ".timeout_s", "must be > 0");
-  }
+  lab.timeout_s = optional_seconds(check, value, "timeout_s", where).value_or(kDefaultLabTimeoutS);
   if (value.contains("groups")) {
     const json& groups = value.at("groups");
     if (!groups.is_array()) check.fail(where + ".groups", "must be a list");

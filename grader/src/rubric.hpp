@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,22 +12,27 @@ namespace workbook::grader {
 
 /// @brief Default wall-clock budget of one lab, seconds, when the rubric gives none.
 constexpr double kDefaultLabTimeoutS = 300.0;
+/// @brief Default time limit of one test, seconds, when no item naming it gives
+/// one (within the lab's budget, which caps it).
+constexpr double kDefaultTestTimeoutS = 60.0;
 
 /// @brief Points for correctness: a share of @p points per passing test.
 struct RubricGroup {
-  std::string name;                ///< Shown in reports, e.g. "correct for any n".
-  std::vector<std::string> tests;  ///< gtest-style globs over "Suite.Name".
-  double points = 0;               ///< Points when every matched test passes.
+  std::string name;                      ///< Shown in reports, e.g. "correct for any n".
+  std::vector<std::string> tests;        ///< gtest-style globs over "Suite.Name".
+  double points = 0;                     ///< Points when every matched test passes.
+  std::optional<double> test_timeout_s;  ///< Time limit of each of its tests; default kDefaultTestTimeoutS.
 };
 
 /// @brief Points for speed, given linearly between floor and target.
 struct RubricSpeed {
-  std::string name;       ///< e.g. "bandwidth".
-  std::string test;       ///< The speed test's full name.
-  std::string yardstick;  ///< What the speed is compared with, for reports.
-  double target = 1;      ///< Ratio to the yardstick that earns full points.
-  double floor = 0;       ///< Ratio at or below which the item earns nothing.
-  double points = 0;      ///< Points at or above target.
+  std::string name;                      ///< e.g. "bandwidth".
+  std::string test;                      ///< The speed test's full name.
+  std::string yardstick;                 ///< What the speed is compared with, for reports.
+  double target = 1;                     ///< Ratio to the yardstick that earns full points.
+  double floor = 0;                      ///< Ratio at or below which the item earns nothing.
+  double points = 0;                     ///< Points at or above target.
+  std::optional<double> test_timeout_s;  ///< Time limit of its test; default kDefaultTestTimeoutS.
 };
 
 /// @brief A name the lab's source may not use (e.g. "cub" in a lab timed

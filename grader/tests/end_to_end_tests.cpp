@@ -107,6 +107,22 @@ class GraderEndToEnd : public ::testing::Test {
 
   std::string manifest_arg() const { return "--manifest '" + (dir_ / "workbook-labs.json").string() + "'"; }
 
+  /// Replaces lab @p id's rubric entry with @p entry (JSON text).
+  void set_lab_rubric(const std::string& id, const std::string& entry) {
+    json rubric = json::parse(read_file(dir_ / "rubric.json"));
+    rubric["labs"][id] = json::parse(entry);
+    write_file(dir_ / "rubric.json", rubric.dump(2));
+  }
+
+  /// The log of run @p run of lab @p id in the (only) grading folder.
+  fs::path log_path(const std::string& id, int run) const {
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir_)) {
+      if (entry.path().filename().string().rfind("workbook-grade-", 0) == 0)
+        return entry.path() / id / ("run-" + std::to_string(run) + ".log");
+    }
+    return {};
+  }
+
   fs::path dir_;
 };
 
@@ -197,6 +213,152 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
   EXPECT_NE(run.out.find("cudaErrorIllegalAddress"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("\x1b["), std::string::npos);
   EXPECT_NE(run.err.find("[3/3] 03-good"), std::string::npos) << run.err;
+}
+
+TEST_F(GraderEndToEnd, AHungTestCostsOnlyThatTest) {
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
+      "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3, "test_timeout_s": 0.3}]})");
+  const GraderRun run =
+      grade(manifest_arg() + " 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 10.0) << "the hung test was not stopped at its own limit";
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_EQ(testcase(xml, "Hang.First").find("<failure"), std::string::npos) << testcase(xml, "Hang.First");
+  EXPECT_NE(testcase(xml, "Hang.Stuck")
+                .find("timed out: the test was stopped after 0.3 s (a hung kernel or an endless loop?)"),
+            std::string::npos)
+      << testcase(xml, "Hang.Stuck");
+  EXPECT_EQ(testcase(xml, "Hang.Never").find("<failure"), std::string::npos) << testcase(xml, "Hang.Never");
+  EXPECT_NE(
+      run.out.find("01-hang: Hang.Stuck: timed out after 0.3 s; the 1 test after it ran in a fresh process"),
+      std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("(timed out)"), std::string::npos) << "the lab's budget was not spent: " << run.out;
+}
+
+TEST_F(GraderEndToEnd, EveryTestHangingStopsAtTheLabBudget) {
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 1.5,
+      "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3, "test_timeout_s": 0.4}]})");
+  std::string spec;
+  for (int i = 0; i < 10; ++i)
+    spec += (spec.empty() ? "" : ",") + std::string("Hang.T") + std::to_string(i) + "=hang";
+  ::setenv("FAKE_LAB_TESTS_hang_lab", spec.c_str(), 1);
+  const GraderRun run =
+      grade(manifest_arg() + " 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 10.0);
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"10\" failures=\"10\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "Hang.T0").find("timed out: the test was stopped after 0.4 s"), std::string::npos)
+      << testcase(xml, "Hang.T0");
+  EXPECT_NE(xml.find("timed out: the lab was stopped after 1.5 s (a hung kernel or an endless loop?)"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(testcase(xml, "Hang.T9").find("not run: the lab ran out of time"), std::string::npos)
+      << testcase(xml, "Hang.T9");
+  EXPECT_NE(run.out.find("01-hang  0/10 (timed out)"), std::string::npos) << run.out;
+}
+
+TEST_F(GraderEndToEnd, EachGroupsTestTimeLimitIsHonoured) {
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
+      "groups": [{"name": "quick", "tests": ["Hang.Stuck"], "points": 1, "test_timeout_s": 0.3},
+                 {"name": "slow", "tests": ["Hang.Slow"], "points": 1, "test_timeout_s": 5},
+                 {"name": "rest", "tests": ["Hang.First"], "points": 1}]})");
+  ::setenv("FAKE_LAB_TESTS_hang_lab", "Hang.First=pass,Hang.Slow=sleep:800,Hang.Stuck=hang", 1);
+  const GraderRun run = grade(manifest_arg() + " 01 --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 10.0);
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_EQ(testcase(xml, "Hang.Slow").find("<failure"), std::string::npos) << testcase(xml, "Hang.Slow");
+  EXPECT_NE(testcase(xml, "Hang.Stuck").find("timed out: the test was stopped after 0.3 s"),
+            std::string::npos)
+      << testcase(xml, "Hang.Stuck");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"1\""), std::string::npos) << xml;
+}
+
+TEST_F(GraderEndToEnd, TimeoutScaleStretchesEachTestsLimit) {
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
+      "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3, "test_timeout_s": 0.3}]})");
+  ::setenv("FAKE_LAB_TESTS_hang_lab", "Hang.Slow=sleep:600,Hang.Stuck=hang", 1);
+  const GraderRun plain = grade(manifest_arg() + " 01 --junit '" + (dir_ / "plain.xml").string() + "'");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  const std::string plain_xml = read_file(dir_ / "plain.xml");
+  EXPECT_NE(testcase(plain_xml, "Hang.Slow").find("timed out: the test was stopped after 0.3 s"),
+            std::string::npos)
+      << testcase(plain_xml, "Hang.Slow");
+
+  const GraderRun scaled =
+      grade(manifest_arg() + " 01 --timeout-scale 3 --junit '" + (dir_ / "scaled.xml").string() + "'");
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.out << scaled.err;
+  const std::string xml = read_file(dir_ / "scaled.xml");
+  EXPECT_EQ(testcase(xml, "Hang.Slow").find("<failure"), std::string::npos) << testcase(xml, "Hang.Slow");
+  EXPECT_NE(testcase(xml, "Hang.Stuck").find("timed out: the test was stopped after 0.9 s"),
+            std::string::npos)
+      << testcase(xml, "Hang.Stuck");
+}
+
+TEST_F(GraderEndToEnd, AHangBeforeATestStartsIsRetriedOnce) {
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
+      "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3, "test_timeout_s": 0.3}]})");
+  ::setenv("FAKE_LAB_TESTS_hang_lab", "Hang.First=pass,Hang.Stalls=stall,Hang.After=pass", 1);
+  const GraderRun run =
+      grade(manifest_arg() + " 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 10.0);
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(
+      testcase(xml, "Hang.Stalls").find("timed out: the test program hung twice before this test started"),
+      std::string::npos)
+      << testcase(xml, "Hang.Stalls");
+  EXPECT_EQ(testcase(xml, "Hang.After").find("<failure"), std::string::npos) << testcase(xml, "Hang.After");
+  EXPECT_NE(run.out.find("hung for 0.3 s before Hang.Stalls started"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("hung twice before Hang.Stalls started, so it was not retried"), std::string::npos)
+      << run.out;
+}
+
+TEST_F(GraderEndToEnd, AnOutputFloodIsCappedInTheLogAndDoesNotBlockTheProgram) {
+  // 64 MiB, far over the cap, within a 10 s test limit: a grader that let the
+  // pipe fill (or stored every byte) would time out (or keep 64 MiB).
+  set_lab_rubric("03-good", R"({"title": "good", "timeout_s": 60,
+      "groups": [{"name": "all", "tests": ["Good.*"], "points": 4, "test_timeout_s": 10}],
+      "speed": [{"name": "bandwidth", "test": "GoodSpeed.Fast", "yardstick": "device-to-device copy bandwidth",
+                 "target": 0.75, "floor": 0.4, "points": 4}]})");
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=flood:64,Good.B=pass,GoodSpeed.Fast=speed:0.575", 1);
+  ::setenv("FAKE_LAB_TESTS_crash_lab", "Crash.A=flood:8,Crash.B=crash,Sizes/P.Ok/0=pass", 1);
+  const GraderRun run = grade(manifest_arg() + " 02 03 --color never --json '" + (dir_ / "r.json").string() +
+                              "' --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 20.0);
+
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ((*find_item(results, "03-good: all"))["score"].get<double>(), 4.0);
+  EXPECT_NEAR((*find_item(results, "03-good: bandwidth"))["score"].get<double>(), 2.0, 1e-9);
+
+  const fs::path log = log_path("03-good", 1);
+  ASSERT_TRUE(fs::exists(log)) << log;
+  const std::uintmax_t cap = 2 * (std::uintmax_t{1} << 20);
+  EXPECT_LE(fs::file_size(log), cap + 1024);
+  EXPECT_GE(fs::file_size(log), cap);
+  const std::string text = read_file(log);
+  EXPECT_NE(text.find("flood line 0 "), std::string::npos);
+  EXPECT_NE(text.find("bytes of output dropped here; the log keeps the first 1 MiB and the last 1 MiB]\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("flood line 1048575 "), std::string::npos) << "the last lines are kept";
+  EXPECT_NE(text.find("[ passed ] GoodSpeed.Fast"), std::string::npos);
+  EXPECT_NE(
+      run.out.find("03-good: run-1.log: the test program wrote 64 MiB of output; the log keeps the first "
+                   "and the last 1 MiB"),
+      std::string::npos)
+      << run.out;
+
+  // A crash after a flood still quotes the last lines of the output.
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(testcase(xml, "Crash.B").find("about to dereference a bad pointer in Crash.B"), std::string::npos)
+      << testcase(xml, "Crash.B");
+  EXPECT_EQ(testcase(xml, "Crash.A").find("<failure"), std::string::npos);
+  EXPECT_LE(fs::file_size(log_path("02-crash", 1)), cap + 1024);
 }
 
 TEST_F(GraderEndToEnd, ForbiddenCallRefusesTheLabAndOtherLabsAreGraded) {

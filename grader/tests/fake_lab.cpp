@@ -10,6 +10,11 @@
 //   pass, fail, skip       report that status
 //   crash                  die of SIGSEGV in the middle of the test
 //   hang                   never finish
+//   stall                  hang before reporting that it started (as in a
+//                          suite's set-up)
+//   sleep:<ms>             pass after sleeping <ms> milliseconds
+//   flood:<MiB>            write <MiB> MiB of numbered lines to stdout as fast
+//                          as it can, then pass
 //   abort                  fail, write an "abort" record and exit(3), as a
 //                          lab does after the CUDA context is lost
 //   exit                   exit(0) in the middle of the test
@@ -18,6 +23,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -87,6 +93,31 @@ void list(const std::vector<FakeTest>& tests) {
   }
 }
 
+void sleep_ms(long ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+void hang_forever() {
+  for (;;) sleep_ms(1000);
+}
+
+/// Writes @p mebibytes MiB of 64-byte numbered lines to stdout.
+void flood(long mebibytes) {
+  std::string block;
+  const long lines = mebibytes * 1024 * 1024 / 64;
+  for (long line = 0; line < lines; ++line) {
+    char text[65];
+    std::snprintf(text, sizeof text, "flood line %-52ld\n", line);
+    block += text;
+    if (block.size() >= (1 << 20)) {
+      std::fwrite(block.data(), 1, block.size(), stdout);
+      block.clear();
+    }
+  }
+  std::fwrite(block.data(), 1, block.size(), stdout);
+  std::fflush(stdout);
+}
+
 class Results {
  public:
   Results() {
@@ -126,17 +157,25 @@ int main(int argc, char** argv) {
   bool any_failed = false;
   for (const FakeTest& test : tests) {
     if (!selected(filter, test.name)) continue;
+    const std::string& behaviour = test.behaviour;
+    if (behaviour == "stall") {
+      std::cout << "stuck before " << test.name << std::endl;
+      hang_forever();
+    }
     std::cout << "[ RUN      ] " << test.name << std::endl;
     results.write({{"event", "start"}, {"test", test.name}});
     nlohmann::json end = {{"event", "end"}, {"test", test.name}, {"status", "passed"},
                           {"message", ""},  {"time_ms", 1},      {"metrics", nlohmann::json::object()}};
-    const std::string& behaviour = test.behaviour;
     if (behaviour == "crash") {
       std::cout << "about to dereference a bad pointer in " << test.name << std::endl;
       std::raise(SIGSEGV);
     } else if (behaviour == "hang") {
       std::cout << "spinning forever in " << test.name << std::endl;
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      hang_forever();
+    } else if (behaviour.rfind("sleep:", 0) == 0) {
+      sleep_ms(std::stol(behaviour.substr(6)));
+    } else if (behaviour.rfind("flood:", 0) == 0) {
+      flood(std::stol(behaviour.substr(6)));
     } else if (behaviour == "exit") {
       std::exit(0);
     } else if (behaviour == "fail" || behaviour == "abort") {

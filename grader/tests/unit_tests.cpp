@@ -14,7 +14,9 @@
 #include "error.hpp"
 #include "glob.hpp"
 #include "gtest_protocol.hpp"
+#include "lab_runner.hpp"
 #include "manifest.hpp"
+#include "process.hpp"
 #include "report.hpp"
 #include "rubric.hpp"
 #include "scoring.hpp"
@@ -194,6 +196,117 @@ TEST(Rubric, RejectsMalformedForbiddenNames) {
       std::string::npos);
 }
 
+TEST(Rubric, ParsesTestTimeLimitsOfGroupsAndSpeedItems) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"]["groups"][0]["test_timeout_s"] = 0.5;
+  root["labs"]["02-abc"]["speed"][0]["test_timeout_s"] = 90;
+  const LabRubric lab = parse_rubric(root, "r.json").labs.at("02-abc");
+  EXPECT_EQ(lab.groups[0].test_timeout_s, 0.5);
+  EXPECT_EQ(lab.speed[0].test_timeout_s, 90.0);
+  EXPECT_FALSE(
+      parse_rubric(valid_rubric(), "r.json").labs.at("02-abc").groups[0].test_timeout_s);  // Optional.
+}
+
+TEST(Rubric, RejectsTestTimeLimitsThatAreNotPositiveNumbers) {
+  json zero = valid_rubric();
+  zero["labs"]["02-abc"]["groups"][0]["test_timeout_s"] = 0;
+  EXPECT_EQ(rubric_error(zero),
+            "rubric /src/grader/rubric.json: labs.02-abc.groups[0].test_timeout_s: must be > 0");
+  json text = valid_rubric();
+  text["labs"]["02-abc"]["speed"][0]["test_timeout_s"] = "5";
+  EXPECT_EQ(rubric_error(text),
+            "rubric /src/grader/rubric.json: labs.02-abc.speed[0].test_timeout_s: must be a number");
+  json lab_level = valid_rubric();
+  lab_level["labs"]["02-abc"]["timeout_s"] = -1;
+  EXPECT_EQ(rubric_error(lab_level), "rubric /src/grader/rubric.json: labs.02-abc.timeout_s: must be > 0");
+}
+
+// ---- time limits ----
+
+TEST(TimeLimits, DefaultsToTheLabBudgetAndThePerTestDefault) {
+  const TimeLimits limits = make_time_limits(parse_rubric(valid_rubric(), "r.json").labs.at("02-abc"), 1.0);
+  EXPECT_DOUBLE_EQ(limits.lab_s, 300);
+  EXPECT_DOUBLE_EQ(limits.test_s, kDefaultTestTimeoutS);
+  EXPECT_DOUBLE_EQ(limits.for_test("Abc.Basic"), kDefaultTestTimeoutS);
+  EXPECT_DOUBLE_EQ(limits.for_test("AbcSpeed.ReachesCopyBandwidth"), kDefaultTestTimeoutS);
+}
+
+TEST(TimeLimits, ItemsSetTheirTestsLimitsTheLargestWinsAndTheScaleMultipliesAll) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"]["groups"][0]["test_timeout_s"] = 2;
+  root["labs"]["02-abc"]["groups"].push_back(
+      json::parse(R"({"name": "basic", "tests": ["Abc.Basic"], "points": 1, "test_timeout_s": 5})"));
+  root["labs"]["02-abc"]["speed"][0]["test_timeout_s"] = 90;
+  const LabRubric lab = parse_rubric(root, "r.json").labs.at("02-abc");
+  const TimeLimits limits = make_time_limits(lab, 1.0);
+  EXPECT_DOUBLE_EQ(limits.for_test("AbcSizes/AbcTest.MatchesHost/7"), 2);
+  EXPECT_DOUBLE_EQ(limits.for_test("Abc.Basic"), 5);  // Named by both groups.
+  EXPECT_DOUBLE_EQ(limits.for_test("AbcSpeed.ReachesCopyBandwidth"), 90);
+  EXPECT_DOUBLE_EQ(limits.for_test("Unnamed.Test"), kDefaultTestTimeoutS);
+
+  const TimeLimits scaled = make_time_limits(lab, 2.5);
+  EXPECT_DOUBLE_EQ(scaled.lab_s, 750);
+  EXPECT_DOUBLE_EQ(scaled.test_s, 2.5 * kDefaultTestTimeoutS);
+  EXPECT_DOUBLE_EQ(scaled.for_test("AbcSizes/AbcTest.MatchesHost/7"), 5);
+  EXPECT_DOUBLE_EQ(scaled.for_test("Abc.Basic"), 12.5);
+  EXPECT_DOUBLE_EQ(scaled.for_test("AbcSpeed.ReachesCopyBandwidth"), 225);
+}
+
+// ---- capped logs ----
+
+/// What a CappedLog of @p head and @p tail bytes stores of @p chunks.
+std::string capped(const std::vector<std::string>& chunks, std::size_t head, std::size_t tail,
+                   std::uint64_t* dropped = nullptr) {
+  char path[] = "/tmp/grader-capped-XXXXXX";
+  const int fd = ::mkstemp(path);
+  EXPECT_GE(fd, 0);
+  CappedLog log(fd, head, tail);
+  for (const std::string& chunk : chunks) log.write(chunk.data(), chunk.size());
+  log.finish();
+  if (dropped != nullptr) *dropped = log.dropped_bytes();
+  ::close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  ::unlink(path);
+  return text.str();
+}
+
+TEST(CappedLog, KeepsEverythingWithinTheCap) {
+  EXPECT_EQ(capped({}, 8, 8), "");
+  EXPECT_EQ(capped({"abc\n"}, 8, 8), "abc\n");
+  EXPECT_EQ(capped({"0123", "456789ABCDEF"}, 8, 8), "0123456789ABCDEF");  // Exactly head + tail.
+  EXPECT_EQ(capped({"0123456789", "AB"}, 8, 8), "0123456789AB");
+}
+
+TEST(CappedLog, KeepsTheHeadAndTheTailWithALineForWhatIsDropped) {
+  const std::string marker =
+      "[workbook-grader: 4 bytes of output dropped here; the log keeps the first 8 bytes and the last 8 "
+      "bytes]\n";
+  std::uint64_t dropped = 0;
+  // In one write, in small writes that wrap the ring, in a write larger than the tail.
+  EXPECT_EQ(capped({"0123456789ABCDEFGHIJ"}, 8, 8, &dropped), "01234567\n" + marker + "CDEFGHIJ");
+  EXPECT_EQ(dropped, 4u);
+  EXPECT_EQ(capped({"012", "345", "678", "9AB", "CDE", "FGH", "IJ"}, 8, 8),
+            "01234567\n" + marker + "CDEFGHIJ");
+  EXPECT_EQ(capped({"0123456", "789ABCDEFGH", "IJ"}, 8, 8), "01234567\n" + marker + "CDEFGHIJ");
+  // A head that ends its line gets no extra newline.
+  EXPECT_EQ(capped({"0123456\n89ABCDEFGHIJ"}, 8, 8), "0123456\n" + marker + "CDEFGHIJ");
+  // No tail kept: everything after the head is dropped.
+  EXPECT_EQ(capped({"0123456789"}, 8, 0),
+            "01234567\n[workbook-grader: 2 bytes of output dropped here; the log keeps the first 8 bytes and "
+            "the last 0 bytes]\n");
+}
+
+TEST(CappedLog, CapIsAMebibyteAtEachEnd) {
+  EXPECT_EQ(kKeptOutputBytes, std::size_t{1} << 20);
+  EXPECT_EQ(describe_bytes(kKeptOutputBytes), "1 MiB");
+  EXPECT_EQ(describe_bytes(1), "1 byte");
+  EXPECT_EQ(describe_bytes(1023), "1023 bytes");
+  EXPECT_EQ(describe_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(describe_bytes(std::uint64_t{64} << 20), "64 MiB");
+}
+
 // ---- scoring ----
 
 TEST(Scoring, SpeedFractionIsLinearBetweenFloorAndTarget) {
@@ -282,7 +395,7 @@ TEST(Scoring, SpeedWithoutReportedRatioScoresZero) {
 
 TEST(Scoring, GroupMatchingNoTestIsARubricProblem) {
   LabRubric rubric = abc_rubric();
-  rubric.groups.push_back({"typo", {"Abx.*"}, 2});
+  rubric.groups.push_back({"typo", {"Abx.*"}, 2, std::nullopt});
   LabRun run;
   run.lab_id = "02-abc";
   run.tests = {make_test("Abc.Basic", TestStatus::passed)};
@@ -424,14 +537,14 @@ void add_lab(GradeReport& report, const std::string& id, const std::vector<Speed
              bool correct = true) {
   LabRubric rubric;
   rubric.title = id;
-  rubric.groups.push_back({"correct", {"Lab.*"}, 10});
+  rubric.groups.push_back({"correct", {"Lab.*"}, 10, std::nullopt});
   LabRun run;
   run.lab_id = id;
   run.tests.push_back(make_test("Lab.Correct", correct ? TestStatus::passed : TestStatus::failed));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string test = "Speed.Item" + std::to_string(i);
     rubric.speed.push_back(
-        {cases[i].name, test, cases[i].yardstick, cases[i].target, cases[i].target / 2, 2});
+        {cases[i].name, test, cases[i].yardstick, cases[i].target, cases[i].target / 2, 2, std::nullopt});
     run.tests.push_back(make_test(test, TestStatus::passed, cases[i].ratio));
   }
   report.scores.push_back(score_lab(rubric, run));
