@@ -125,6 +125,12 @@ void append_to_gradebook(const std::string& path, const GradeReport& report, con
 /// @return The escaped text.
 std::string xml_escape(std::string_view text, bool attribute = false);
 
+/// @brief Each line of @p text with @p prefix in front, every line ending in '\n'.
+/// @param[in] text The text.
+/// @param[in] prefix What goes before each line.
+/// @return The indented text.
+std::string indent_lines(const std::string& text, const std::string& prefix);
+
 /// @brief The first @p count lines of @p text, with "[...]" when cut.
 /// @param[in] text The text.
 /// @param[in] count How many lines.

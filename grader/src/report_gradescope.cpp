@@ -1,0 +1,64 @@
+// Gradescope's results.json: one test entry per rubric group and speed item.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace workbook::grader {
+namespace {
+
+std::string group_output(const LabRun& run, const GroupScore& group) {
+  if (!group.problem.empty()) return group.problem;
+  if (run.refused) return "refused: " + run.error;
+  if (!run.error.empty()) return "the lab could not be graded: " + run.error;
+  if (group.failing.empty()) return "all " + std::to_string(group.matched) + " tests passed";
+  std::string out =
+      std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed. Failing:";
+  for (const std::string& name : group.failing) {
+    const auto test = std::find_if(run.tests.begin(), run.tests.end(),
+                                   [&name](const TestResult& t) { return t.name == name; });
+    out += "\n- " + name;
+    if (test != run.tests.end() && !test->message.empty())
+      out += "\n" + indent_lines(first_lines(test->message, kMessageLines), "    ");
+    if (!out.empty() && out.back() == '\n') out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json gradescope_json(const GradeReport& report) {
+  nlohmann::json tests = nlohmann::json::array();
+  std::string notes;
+  for (std::size_t i = 0; i < report.runs.size(); ++i) {
+    const LabRun& run = report.runs[i];
+    const LabScore& score = report.scores[i];
+    for (const GroupScore& group : score.groups) {
+      const bool passed =
+          group.problem.empty() && run.error.empty() && group.matched > 0 && group.failing.empty();
+      tests.push_back({{"name", run.lab_id + ": " + group.name},
+                       {"score", group.score},
+                       {"max_score", group.points},
+                       {"status", passed ? "passed" : "failed"},
+                       {"output", group_output(run, group)}});
+    }
+    for (const SpeedScore& item : score.speed) {
+      const bool passed = item.scored && item.score >= item.item.points - 1e-9;
+      tests.push_back({{"name", run.lab_id + ": " + item.item.name},
+                       {"score", item.score},
+                       {"max_score", item.item.points},
+                       {"status", passed ? "passed" : "failed"},
+                       {"output", (item.detail.empty() ? item.summary : item.detail)}});
+    }
+    for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";
+    if (!run.error.empty()) notes += run.lab_id + ": " + (run.refused ? "refused: " : "") + run.error + "\n";
+  }
+  std::string output = header_line(report) + "\n\n" + format_table(report, false);
+  if (!notes.empty()) output += "\nWhat happened:\n" + notes;
+  return {{"score", total_score(report)},
+          {"execution_time", report.seconds},
+          {"output", output},
+          {"tests", tests}};
+}
+
+}  // namespace workbook::grader
