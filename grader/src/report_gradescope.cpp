@@ -40,6 +40,7 @@ nlohmann::json gradescope_json(const GradeReport& report) {
                        {"score", group.score},
                        {"max_score", group.points},
                        {"status", passed ? "passed" : "failed"},
+                       {"visibility", group.visibility},
                        {"output", group_output(run, group)}});
     }
     for (const SpeedScore& item : score.speed) {
@@ -48,6 +49,7 @@ nlohmann::json gradescope_json(const GradeReport& report) {
                        {"score", item.score},
                        {"max_score", item.item.points},
                        {"status", passed ? "passed" : "failed"},
+                       {"visibility", item.item.visibility},
                        {"output", (item.detail.empty() ? item.summary : item.detail)}});
     }
     for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";

@@ -71,9 +71,21 @@ std::optional<double> optional_seconds(const Checker& check, const json& object,
   return seconds;
 }
 
+/// An optional Gradescope visibility: absent ("visible") or one of kVisibilities.
+std::string optional_visibility(const Checker& check, const json& object, const std::string& where) {
+  if (!object.contains("visibility")) return "visible";
+  const std::string value = check.string(object, "visibility", where);
+  for (const char* allowed : kVisibilities) {
+    if (value == allowed) return value;
+  }
+  check.fail(where + ".visibility",
+             "must be visible, hidden, after_due_date or after_published, not \"" + value + "\"");
+  return value;
+}
+
 RubricGroup parse_group(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"name", "tests", "points", "test_timeout_s"}, where);
+  check.known_keys(value, {"name", "tests", "points", "test_timeout_s", "visibility"}, where);
   RubricGroup group;
   group.name = check.string(value, "name", where);
   const json& tests = check.member(value, "tests", where);
@@ -87,12 +99,14 @@ RubricGroup parse_group(const Checker& check, const json& value, const std::stri
   group.points = check.number(value, "points", where);
   if (group.points < 0) check.fail(where + ".points", "must be >= 0");
   group.test_timeout_s = optional_seconds(check, value, "test_timeout_s", where);
+  group.visibility = optional_visibility(check, value, where);
   return group;
 }
 
 RubricSpeed parse_speed(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"name", "test", "yardstick", "target", "floor", "points", "test_timeout_s"},
+  check.known_keys(value,
+                   {"name", "test", "yardstick", "target", "floor", "points", "test_timeout_s", "visibility"},
                    where);
   RubricSpeed speed;
   speed.name = check.string(value, "name", where);
@@ -105,6 +119,7 @@ RubricSpeed parse_speed(const Checker& check, const json& value, const std::stri
   if (!(speed.target > speed.floor)) check.fail(where, "target must be greater than floor");
   if (speed.points < 0) check.fail(where + ".points", "must be >= 0");
   speed.test_timeout_s = optional_seconds(check, value, "test_timeout_s", where);
+  speed.visibility = optional_visibility(check, value, where);
   return speed;
 }
 

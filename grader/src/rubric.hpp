@@ -16,12 +16,17 @@ constexpr double kDefaultLabTimeoutS = 300.0;
 /// one (within the lab's budget, which caps it).
 constexpr double kDefaultTestTimeoutS = 60.0;
 
+/// @brief Gradescope's values of a test's "visibility": shown at once, never,
+/// after the due date, or once the grades are published.
+inline const char* const kVisibilities[] = {"visible", "hidden", "after_due_date", "after_published"};
+
 /// @brief Points for correctness: a share of @p points per passing test.
 struct RubricGroup {
   std::string name;                      ///< Shown in reports, e.g. "correct for any n".
   std::vector<std::string> tests;        ///< gtest-style globs over "Suite.Name".
   double points = 0;                     ///< Points when every matched test passes.
   std::optional<double> test_timeout_s;  ///< Time limit of each of its tests; default kDefaultTestTimeoutS.
+  std::string visibility = "visible";    ///< When Gradescope shows it to the student (see kVisibilities).
 };
 
 /// @brief Points for speed, given linearly between floor and target.
@@ -33,6 +38,7 @@ struct RubricSpeed {
   double floor = 0;                      ///< Ratio at or below which the item earns nothing.
   double points = 0;                     ///< Points at or above target.
   std::optional<double> test_timeout_s;  ///< Time limit of its test; default kDefaultTestTimeoutS.
+  std::string visibility = "visible";    ///< When Gradescope shows it to the student (see kVisibilities).
 };
 
 /// @brief A name the lab's source may not use (e.g. "cub" in a lab timed

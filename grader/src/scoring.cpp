@@ -57,6 +57,7 @@ LabScore score_lab(const LabRubric& rubric, const LabRun& run) {
     GroupScore score;
     score.name = group.name;
     score.points = group.points;
+    score.visibility = group.visibility;
     for (const TestResult& test : run.tests) {
       if (!matches_any(group.tests, test.name)) continue;
       named.insert(test.name);

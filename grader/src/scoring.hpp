@@ -13,13 +13,14 @@ namespace workbook::grader {
 
 /// @brief A correctness group's result.
 struct GroupScore {
-  std::string name;                  ///< The rubric group's name.
-  double points = 0;                 ///< Maximum.
-  double score = 0;                  ///< points when every matched test passed, else 0.
-  std::size_t matched = 0;           ///< Tests the group's globs match.
-  std::size_t passed = 0;            ///< Of those, how many passed.
-  std::vector<std::string> failing;  ///< Names of matched tests that did not pass.
-  std::string problem;               ///< Rubric problem (matches no test); empty when none.
+  std::string name;                    ///< The rubric group's name.
+  double points = 0;                   ///< Maximum.
+  double score = 0;                    ///< points when every matched test passed, else 0.
+  std::size_t matched = 0;             ///< Tests the group's globs match.
+  std::size_t passed = 0;              ///< Of those, how many passed.
+  std::vector<std::string> failing;    ///< Names of matched tests that did not pass.
+  std::string problem;                 ///< Rubric problem (matches no test); empty when none.
+  std::string visibility = "visible";  ///< The rubric group's Gradescope visibility.
 };
 
 /// @brief A speed item's result.

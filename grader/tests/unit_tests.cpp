@@ -485,6 +485,34 @@ TEST(Report, FirstLinesCutsLongMessages) {
   EXPECT_EQ(first_lines("a\nb", 1), "a [...]");
 }
 
+TEST(Report, GradescopeVisibilityIsOptionalAndChecked) {
+  json root = valid_rubric();
+  root["labs"]["02-abc"]["groups"][0]["visibility"] = "after_due_date";
+  root["labs"]["02-abc"]["speed"][0]["visibility"] = "hidden";
+  const LabRubric lab = parse_rubric(root, "r.json").labs.at("02-abc");
+  EXPECT_EQ(lab.groups[0].visibility, "after_due_date");
+  EXPECT_EQ(lab.speed[0].visibility, "hidden");
+  EXPECT_EQ(parse_rubric(valid_rubric(), "r.json").labs.at("02-abc").groups[0].visibility, "visible");
+  json wrong = valid_rubric();
+  wrong["labs"]["02-abc"]["groups"][0]["visibility"] = "secret";
+  EXPECT_EQ(rubric_error(wrong),
+            "rubric /src/grader/rubric.json: labs.02-abc.groups[0].visibility: must be visible, hidden, "
+            "after_due_date or after_published, not \"secret\"");
+
+  // results.json carries each item's visibility.
+  LabRun run;
+  run.lab_id = "02-abc";
+  run.tests = {make_test("Abc.Basic", TestStatus::passed),
+               make_test("AbcSpeed.ReachesCopyBandwidth", TestStatus::passed, 0.9)};
+  GradeReport report;
+  report.scores.push_back(score_lab(parse_rubric(root, "r.json").labs.at("02-abc"), run));
+  report.runs.push_back(run);
+  const json results = gradescope_json(report);
+  ASSERT_EQ(results["tests"].size(), 2u);
+  EXPECT_EQ(results["tests"][0]["visibility"], "after_due_date");
+  EXPECT_EQ(results["tests"][1]["visibility"], "hidden");
+}
+
 TEST(Report, GradescopeAndJunitCarryEveryItem) {
   GradeReport report;
   report.gpu = "Fake GPU, compute capability 9.0, 132 SMs";
