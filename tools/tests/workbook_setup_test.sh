@@ -3,7 +3,8 @@
 #  1. a machine without GoogleTest: the missing package is named with its
 #     install command, or installed with apt-get as root or through sudo
 #     (apt-get, sudo and id are stand-ins that record what they were asked);
-#  2. a configure that fails is repaired by the next command, which builds.
+#  2. a configure that fails is repaired by the next command, which builds;
+#  3. when building, a GoogleTest not seen in the usual places only warns.
 # nlohmann_json cannot be missing: the repository carries it (third_party/).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -85,6 +86,14 @@ env -u CUDACXX WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=workbook_common
   >"$work/repaired.log" 2>&1 || fail "the configure was not repaired: $(tail -5 "$work/repaired.log")"
 expect_in "$work/repaired.log" "the last configure of $build did not finish; configuring again" "repair"
 [[ -f "$build/common/libworkbook_common.a" ]] || fail "the repaired build did not build workbook_common"
+
+# A GoogleTest this script cannot see (another prefix) only warns before a
+# configure: CMake's own search decides (here it finds the machine's).
+rm -rf "$fake_root/usr"
+env -u CUDACXX WORKBOOK_SYSROOT="$fake_root" WORKBOOK_NO_INSTALL=1 WORKBOOK_BUILD_DIR="$work/build-lenient" \
+  WORKBOOK_BUILD_TARGET=workbook_common "$ROOT/workbook" build >"$work/lenient.log" 2>&1 ||
+  fail "a GoogleTest outside the usual places stopped the build: $(tail -5 "$work/lenient.log")"
+expect_in "$work/lenient.log" "trying CMake's search" "lenient"
 
 if ((failures)); then
   echo "$failures check(s) failed"
