@@ -66,21 +66,38 @@ def ignored_files(submission, used):
     return ignored
 
 
+def put(source, target):
+    """Copies source to target unless target already holds the same bytes: an
+    unchanged file keeps its time stamp, so the build does not recompile it."""
+    data = source.read_bytes()
+    if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_symlink() or target.exists():
+        target.unlink()
+    target.write_bytes(data)
+
+
 def stage(submission, stage_dir):
     labs_dir = stage_dir / "labs"
+    targets = {labs_dir / folder / f"{base}.cu" for folder, base in labs_of(ROOT)}
+    # Only the student files may be there: anything else is an earlier layout's.
     if labs_dir.exists():
-        shutil.rmtree(labs_dir)
+        for path in sorted(labs_dir.rglob("*"), reverse=True):
+            if path.is_symlink() or (path.is_file() and path not in targets):
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
     used = set()
     print(f"Submission {submission}:")
     for folder, base in labs_of(ROOT):
         target = labs_dir / folder / f"{base}.cu"
-        target.parent.mkdir(parents=True)
         found, note = find_student_file(submission, folder, base)
         if found is None:
-            shutil.copyfile(ROOT / "labs" / folder / f"{base}.cu", target)
+            put(ROOT / "labs" / folder / f"{base}.cu", target)
             print(f"  {folder}: {note}; graded as the untouched skeleton")
         else:
-            shutil.copyfile(found, target)
+            put(found, target)
             used.add(found)
             print(f"  {folder}: {note}")
     ignored = ignored_files(submission, used)

@@ -49,6 +49,18 @@ grep -q "submission-files/labs/02-abc/abc.cu" <(ninja -C "$build" -t commands la
   fail "lab02_student is not compiled from the staged file"
 grep -qF "\"student_root\": \"$stage\"" "$build/workbook-labs.json" || fail "the manifest does not name the staged files"
 
+# Grading the same submission again: unchanged student files keep their time
+# stamps (nothing recompiles), and a stray file beside one is removed.
+before=$(stat -c %Y "$stage/labs/02-abc/abc.cu")
+touch -d '2020-01-01' "$stage/labs/02-abc/abc.cu"
+echo '#error "stray"' >"$stage/labs/02-abc/abc.cuh"
+WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook" grade --submission "$sub" \
+  >"$work/again.log" 2>&1
+[[ "$(stat -c %Y "$stage/labs/02-abc/abc.cu")" == "$(date -d 2020-01-01 +%s)" ]] ||
+  fail "an unchanged student file was copied again (it would recompile)"
+[[ -e "$stage/labs/02-abc/abc.cuh" ]] && fail "a stray file beside a staged student file was left there"
+[[ -n "$before" ]] || fail "no staged lab 02 file"
+
 # The instructor's own tree is refused as a submission, and so is a missing folder.
 "$ROOT/workbook" grade --submission "$work/nowhere" >"$work/missing.log" 2>&1 && fail "a missing folder was accepted"
 grep -q "no such folder" "$work/missing.log" || fail "no message for a missing folder: $(cat "$work/missing.log")"
