@@ -341,6 +341,30 @@ const ForbiddenName* find_name(const std::vector<ForbiddenName>& forbidden, std:
   return nullptr;
 }
 
+/// Walks the stripped code's tokens: visit_identifier(at, end) for each
+/// identifier; numbers are skipped whole (the x in 0x1f is no identifier); at
+/// any other character visit_other(at) returns where to go on.
+template <typename VisitIdentifier, typename VisitOther>
+void walk_tokens(std::string_view code, VisitIdentifier visit_identifier, VisitOther visit_other) {
+  for (std::size_t at = 0; at < code.size();) {
+    if (starts_number(code, at)) {
+      at = number_end(code, at);
+    } else if (is_ident_start(code[at])) {
+      const std::size_t end = identifier_end(code, at);
+      visit_identifier(at, end);
+      at = end;
+    } else {
+      at = visit_other(at);
+    }
+  }
+}
+
+/// The same, for the identifiers only.
+template <typename VisitIdentifier>
+void walk_identifiers(std::string_view code, VisitIdentifier visit_identifier) {
+  walk_tokens(code, visit_identifier, [](std::size_t at) { return at + 1; });
+}
+
 bool is_paste(std::string_view code, std::size_t at) {
   return code.substr(at, 2) == "##" || code.substr(at, 4) == "%:%:";
 }
@@ -349,25 +373,20 @@ bool is_paste(std::string_view code, std::size_t at) {
 void find_token_violations(const StrippedSource& source, const std::vector<ForbiddenName>& forbidden,
                            std::vector<SourceViolation>& out) {
   const std::string_view code = source.code;
-  for (std::size_t at = 0; at < code.size();) {
-    if (starts_number(code, at)) {
-      at = number_end(code, at);
-    } else if (is_ident_start(code[at])) {
-      const std::size_t end = identifier_end(code, at);
-      if (const ForbiddenName* name = find_name(forbidden, code.substr(at, end - at))) {
-        out.push_back({"", source.lines[at], name->name, qualified_name(code, at, end), name->why});
-      }
-      at = end;
-    } else if (is_paste(code, at)) {
-      const std::size_t length = code[at] == '#' ? 2 : 4;
-      out.push_back({"", source.lines[at], "##",
-                     "the token-pasting operator " + std::string(code.substr(at, length)), kPasteWhy,
-                     ForbiddenBy::grader});
-      at += length;
-    } else {
-      ++at;
+  const auto identifier = [&](std::size_t at, std::size_t end) {
+    if (const ForbiddenName* name = find_name(forbidden, code.substr(at, end - at))) {
+      out.push_back({"", source.lines[at], name->name, qualified_name(code, at, end), name->why});
     }
-  }
+  };
+  const auto other = [&](std::size_t at) {
+    if (!is_paste(code, at)) return at + 1;
+    const std::size_t length = code[at] == '#' ? 2 : 4;
+    out.push_back({"", source.lines[at], "##",
+                   "the token-pasting operator " + std::string(code.substr(at, length)), kPasteWhy,
+                   ForbiddenBy::grader});
+    return at + length;
+  };
+  walk_tokens(code, identifier, other);
 }
 
 std::string include_text(const IncludeDirective& include) {
@@ -554,24 +573,16 @@ SourceViolation mangled_violation(std::size_t line, std::string found) {
 
 void find_everywhere_tokens(const StrippedSource& source, std::vector<SourceViolation>& out) {
   const std::string_view code = source.code;
-  for (std::size_t at = 0; at < code.size();) {
-    if (starts_number(code, at)) {
-      at = number_end(code, at);
-    } else if (is_ident_start(code[at])) {
-      const std::size_t end = identifier_end(code, at);
-      const std::string_view token = code.substr(at, end - at);
-      const EverywhereName hit = everywhere_name(token);
-      if (is_mangled(token)) {
-        out.push_back(mangled_violation(source.lines[at], std::string(token)));
-      } else if (hit.name != nullptr && !is_member(code, at)) {
-        out.push_back({"", source.lines[at], *hit.name, qualified_name(code, at, end), hit.group->why,
-                       ForbiddenBy::grader});
-      }
-      at = end;
-    } else {
-      ++at;
+  walk_identifiers(code, [&](std::size_t at, std::size_t end) {
+    const std::string_view token = code.substr(at, end - at);
+    const EverywhereName hit = everywhere_name(token);
+    if (is_mangled(token)) {
+      out.push_back(mangled_violation(source.lines[at], std::string(token)));
+    } else if (hit.name != nullptr && !is_member(code, at)) {
+      out.push_back({"", source.lines[at], *hit.name, qualified_name(code, at, end), hit.group->why,
+                     ForbiddenBy::grader});
     }
-  }
+  });
 }
 
 void find_everywhere_includes(const StrippedSource& source, std::vector<SourceViolation>& out) {
@@ -641,36 +652,26 @@ bool is_asm_qualifier(std::string_view token) {
 /// alias makes a declaration another function, and host asm can call anything.
 void find_code_strings(const StrippedSource& source, std::vector<SourceViolation>& out) {
   const std::string_view code = source.code;
-  for (std::size_t at = 0; at < code.size();) {
-    if (starts_number(code, at)) {
-      at = number_end(code, at);
-      continue;
-    }
-    if (!is_ident_start(code[at])) {
-      ++at;
-      continue;
-    }
-    const std::size_t end = identifier_end(code, at);
+  walk_identifiers(code, [&](std::size_t at, std::size_t end) {
     const std::string_view keyword = code.substr(at, end - at);
+    if (!takes_code_strings(keyword)) return;
     std::size_t open = skip_space(code, end);
-    while (takes_code_strings(keyword) && open < code.size() && is_ident_start(code[open]) &&
+    while (open < code.size() && is_ident_start(code[open]) &&
            is_asm_qualifier(code.substr(open, identifier_end(code, open) - open))) {
       open = skip_space(code, identifier_end(code, open));
     }
-    if (takes_code_strings(keyword) && at_or_nul(code, open) == '(') {
-      std::size_t close = open + 1;
-      for (int depth = 1; close < code.size() && depth > 0; ++close) {
-        depth += code[close] == '(' ? 1 : code[close] == ')' ? -1 : 0;
-      }
-      for (const StringLiteral& literal : source.literals) {
-        if (literal.at > open && literal.at < close) {
-          const std::string found = std::string(keyword) + "(\"" + shortened(literal.body) + "\")";
-          check_string_words(literal.body, literal.line, found, out);
-        }
+    if (at_or_nul(code, open) != '(') return;
+    std::size_t close = open + 1;
+    for (int depth = 1; close < code.size() && depth > 0; ++close) {
+      depth += code[close] == '(' ? 1 : code[close] == ')' ? -1 : 0;
+    }
+    for (const StringLiteral& literal : source.literals) {
+      if (literal.at > open && literal.at < close) {
+        const std::string found = std::string(keyword) + "(\"" + shortened(literal.body) + "\")";
+        check_string_words(literal.body, literal.line, found, out);
       }
     }
-    at = end;
-  }
+  });
 }
 
 /// Literals that contain a forbidden text, also when it is split over
