@@ -10,22 +10,8 @@
 # half-written. Without a GPU the first run records "no GPU" for each
 # submission; the later runs then grade with WORKBOOK_GRADER_ASSUME_DEVICE=1
 # (every lab test fails without a GPU: 0 points, but the whole graded path runs).
-set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$(dirname "$0")/lib.sh"
 unset WORKBOOK_BUILD_TARGET WORKBOOK_GRADER_ASSUME_DEVICE WORKBOOK_BATCH_GRADE_COMMAND
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-expect_in() { # expect_in FILE TEXT WHAT
-  grep -qF -- "$2" "$1" || {
-    fail "$3: expected '$2' in:"
-    sed 's/^/    /' "$1"
-  }
-}
 row() { grep "^$1," "$out/gradebook.csv"; }
 
 subs="$work/submissions"
@@ -237,8 +223,4 @@ cat "$work/gpus-out"/*/grade.log >"$work/gpus-seen"
 expect_in "$work/gpus-seen" "device=0 build=$work/build/batch-worker-0" "worker 0"
 expect_in "$work/gpus-seen" "device=1 build=$work/build/batch-worker-1" "worker 1"
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "grade-batch: every student has a row and a reason, bad zips and broken files cost only their row, resumes, stops hangs"
+finish "grade-batch: every student has a row and a reason, bad zips and broken files cost only their row, resumes, stops hangs"

@@ -3,15 +3,7 @@
 # the student files of a submission are staged, everything else it changed is
 # listed as ignored, and the build compiles the staged file against the
 # instructor's contract, never the submission's. (Grading itself needs a GPU.)
-set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "$0")/lib.sh"
 
 # A student's repository: lab 02 done, its test and contract tampered with, an
 # extra file; lab 04 handed in flat, as an upload would be; a symlink for lab 05.
@@ -29,7 +21,7 @@ WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook"
   >"$work/grade.log" 2>&1
 # The grader itself was not built (one target only), so grade stops there.
 stage="$build/submission-files"
-expect() { grep -qF -- "$1" "$work/grade.log" || fail "expected '$1' in: $(cat "$work/grade.log")"; }
+expect() { expect_in "$work/grade.log" "$1" "grade --submission"; }
 expect "02-abc: labs/02-abc/abc.cu"
 expect "04-reductions: reductions.cu"
 expect "01-hello-world: no file; graded as the untouched skeleton"
@@ -65,8 +57,4 @@ WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook"
 "$ROOT/workbook" grade --submission "$work/nowhere" >"$work/missing.log" 2>&1 && fail "a missing folder was accepted"
 grep -q "no such folder" "$work/missing.log" || fail "no message for a missing folder: $(cat "$work/missing.log")"
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "grade --submission: only the student files staged, the rest listed, built against the instructor's contract"
+finish "grade --submission: only the student files staged, the rest listed, built against the instructor's contract"

@@ -5,17 +5,15 @@
 # Without a GPU the grader cannot grade, and results.json must say so; with
 # one, it must hold the graded tests. (Only the targets lab 02 needs are built,
 # to keep the test quick.)
-set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() {
-  echo "FAIL: $*"
+source "$(dirname "$0")/lib.sh"
+# Each step needs the one before: the first failure ends the test.
+abort() {
+  fail "$@"
   exit 1
 }
 
 python3 "$ROOT/tools/make_gradescope_package.py" "$work/autograder.zip" --seed 424242 --labs abc >"$work/make.log" 2>&1 ||
-  fail "the package was not made: $(cat "$work/make.log")"
+  abort "the package was not made: $(cat "$work/make.log")"
 ag="$work/autograder"
 mkdir -p "$ag/source" "$ag/submission" "$ag/results"
 python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$work/autograder.zip" "$ag/source"
@@ -27,17 +25,17 @@ for info in zipfile.ZipFile(sys.argv[1]).infolist():
     if mode:
         os.chmod(os.path.join(sys.argv[2], info.filename), mode & 0o777)
 PY
-[[ -e "$ag/source/solutions" ]] && fail "the package contains the solutions"
-[[ -x "$ag/source/run_autograder" && -f "$ag/source/setup.sh" ]] || fail "setup.sh or an executable run_autograder is missing"
-[[ "$(cat "$ag/source/gradescope/seed")" == 424242 ]] || fail "the seed is not in the package"
-[[ "$(cat "$ag/source/gradescope/labs")" == abc ]] || fail "the assignment's labs are not in the package"
+[[ -e "$ag/source/solutions" ]] && abort "the package contains the solutions"
+[[ -x "$ag/source/run_autograder" && -f "$ag/source/setup.sh" ]] || abort "setup.sh or an executable run_autograder is missing"
+[[ "$(cat "$ag/source/gradescope/seed")" == 424242 ]] || abort "the seed is not in the package"
+[[ "$(cat "$ag/source/gradescope/labs")" == abc ]] || abort "the assignment's labs are not in the package"
 
 export AUTOGRADER_ROOT="$ag" WORKBOOK_BUILD_TARGET="workbook-grader lab02_tests_student"
-bash "$ag/source/setup.sh" >"$work/setup.log" 2>&1 || fail "setup.sh failed: $(tail -20 "$work/setup.log")"
+bash "$ag/source/setup.sh" >"$work/setup.log" 2>&1 || abort "setup.sh failed: $(tail -20 "$work/setup.log")"
 
 cp "$ROOT/solutions/02-abc/abc.cu" "$ag/submission/abc.cu" # an upload: the file at the top
-"$ag/source/run_autograder" >"$work/run.log" 2>&1 || fail "run_autograder failed: $(tail -20 "$work/run.log")"
-grep -q "02-abc: abc.cu" "$work/run.log" || fail "the submission's file was not found: $(head -20 "$work/run.log")"
+"$ag/source/run_autograder" >"$work/run.log" 2>&1 || abort "run_autograder failed: $(tail -20 "$work/run.log")"
+grep -q "02-abc: abc.cu" "$work/run.log" || abort "the submission's file was not found: $(head -20 "$work/run.log")"
 python3 - "$ag/results/results.json" <<'PY' || exit 1
 import json, subprocess, sys
 results = json.load(open(sys.argv[1]))

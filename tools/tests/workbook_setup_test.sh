@@ -6,23 +6,7 @@
 #  2. a configure that fails is repaired by the next command, which builds;
 #  3. when building, a GoogleTest not seen in the usual places only warns.
 # nlohmann_json cannot be missing: the repository carries it (third_party/).
-set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-expect_in() { # expect_in FILE TEXT WHAT
-  grep -qF -- "$2" "$1" || {
-    fail "$3: expected '$2' in:"
-    sed 's/^/    /' "$1"
-  }
-}
+source "$(dirname "$0")/lib.sh"
 
 # A machine with no GoogleTest anywhere: an empty fake root, no hints.
 fake_root="$work/root"
@@ -95,8 +79,4 @@ env -u CUDACXX WORKBOOK_SYSROOT="$fake_root" WORKBOOK_NO_INSTALL=1 WORKBOOK_BUIL
   fail "a GoogleTest outside the usual places stopped the build: $(tail -5 "$work/lenient.log")"
 expect_in "$work/lenient.log" "trying CMake's search" "lenient"
 
-if ((failures)); then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "workbook set-up: missing packages named or installed (root, sudo); a failed configure repaired"
+finish "workbook set-up: missing packages named or installed (root, sudo); a failed configure repaired"
