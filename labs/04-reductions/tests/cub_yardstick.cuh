@@ -9,8 +9,7 @@
 #include <cstddef>
 #include <cub/device/device_reduce.cuh>
 
-#include "workbook/buffers.hpp"
-#include "workbook/cuda_check.hpp"
+#include "workbook/cub_call.hpp"
 
 namespace reductions::yardstick {
 
@@ -33,37 +32,24 @@ class CubReduction {
   /// @param[in] n Number of values.
   /// @param[out] out Device pointer to one value: the result of each run().
   CubReduction(CubOperation operation, const T* in, std::size_t n, T* out)
-      : operation_(operation), in_(in), n_(n), out_(out) {
-    std::size_t bytes = 0;
-    CUDA_CHECK(call(nullptr, bytes, nullptr));
-    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
-  }
+      : call_([=](void* temp, std::size_t& bytes, cudaStream_t stream) {
+          switch (operation) {
+            case CubOperation::sum:
+              return cub::DeviceReduce::Sum(temp, bytes, in, out, n, stream);
+            case CubOperation::min:
+              return cub::DeviceReduce::Min(temp, bytes, in, out, n, stream);
+            case CubOperation::max:
+              return cub::DeviceReduce::Max(temp, bytes, in, out, n, stream);
+          }
+          return cudaErrorInvalidValue;
+        }) {}
 
   /// @brief Enqueues the reduction on @p stream.
   /// @param[in] stream The stream (nullptr: the default stream).
-  void run(cudaStream_t stream) {
-    std::size_t bytes = temp_.size();
-    CUDA_CHECK(call(temp_.data(), bytes, stream));
-  }
+  void run(cudaStream_t stream) { call_.run(stream); }
 
  private:
-  cudaError_t call(void* temp, std::size_t& bytes, cudaStream_t stream) const {
-    switch (operation_) {
-      case CubOperation::sum:
-        return cub::DeviceReduce::Sum(temp, bytes, in_, out_, n_, stream);
-      case CubOperation::min:
-        return cub::DeviceReduce::Min(temp, bytes, in_, out_, n_, stream);
-      case CubOperation::max:
-        return cub::DeviceReduce::Max(temp, bytes, in_, out_, n_, stream);
-    }
-    return cudaErrorInvalidValue;
-  }
-
-  CubOperation operation_;
-  const T* in_;
-  std::size_t n_;
-  T* out_;
-  workbook::DeviceBuffer<unsigned char> temp_;
+  workbook::CubCall call_;
 };
 
 }  // namespace reductions::yardstick

@@ -12,8 +12,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "compaction.cuh"
-#include "workbook/buffers.hpp"
-#include "workbook/cuda_check.hpp"
+#include "workbook/cub_call.hpp"
 
 namespace compaction::yardstick {
 
@@ -28,31 +27,17 @@ class CubSelectIf {
   /// @param[out] out Device array of n ints: the kept elements of each run(), in input order.
   /// @param[out] kept_count Device pointer to one count: the number kept by each run().
   CubSelectIf(const int* in, std::size_t n, KeepIf keep, int* out, std::uint32_t* kept_count)
-      : in_(in), n_(n), keep_(keep), out_(out), kept_count_(kept_count) {
-    std::size_t bytes = 0;
-    CUDA_CHECK(call(nullptr, bytes, nullptr));
-    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
-  }
+      : call_([=](void* temp, std::size_t& bytes, cudaStream_t stream) {
+          return cub::DeviceSelect::If(temp, bytes, in, out, kept_count, static_cast<std::int64_t>(n), keep,
+                                       stream);
+        }) {}
 
   /// @brief Enqueues the selection on @p stream.
   /// @param[in] stream The stream (nullptr: the default stream).
-  void run(cudaStream_t stream) {
-    std::size_t bytes = temp_.size();
-    CUDA_CHECK(call(temp_.data(), bytes, stream));
-  }
+  void run(cudaStream_t stream) { call_.run(stream); }
 
  private:
-  cudaError_t call(void* temp, std::size_t& bytes, cudaStream_t stream) const {
-    return cub::DeviceSelect::If(temp, bytes, in_, out_, kept_count_, static_cast<std::int64_t>(n_), keep_,
-                                 stream);
-  }
-
-  const int* in_;
-  std::size_t n_;
-  KeepIf keep_;
-  int* out_;
-  std::uint32_t* kept_count_;
-  workbook::DeviceBuffer<unsigned char> temp_;
+  workbook::CubCall call_;
 };
 
 }  // namespace compaction::yardstick

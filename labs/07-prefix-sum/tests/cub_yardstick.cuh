@@ -9,8 +9,7 @@
 #include <cstddef>
 #include <cub/device/device_scan.cuh>
 
-#include "workbook/buffers.hpp"
-#include "workbook/cuda_check.hpp"
+#include "workbook/cub_call.hpp"
 
 namespace scan::yardstick {
 
@@ -22,24 +21,17 @@ class CubExclusiveSum {
   /// @param[in] in Device array of n ints.
   /// @param[out] out Device array of n ints: the result of each run().
   /// @param[in] n Number of elements.
-  CubExclusiveSum(const int* in, int* out, std::size_t n) : in_(in), out_(out), n_(n) {
-    std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in_, out_, n_));
-    temp_ = workbook::DeviceBuffer<unsigned char>(bytes > 0 ? bytes : 1);
-  }
+  CubExclusiveSum(const int* in, int* out, std::size_t n)
+      : call_([=](void* temp, std::size_t& bytes, cudaStream_t stream) {
+          return cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n, stream);
+        }) {}
 
   /// @brief Enqueues the scan on @p stream.
   /// @param[in] stream The stream (nullptr: the default stream).
-  void run(cudaStream_t stream) {
-    std::size_t bytes = temp_.size();
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, in_, out_, n_, stream));
-  }
+  void run(cudaStream_t stream) { call_.run(stream); }
 
  private:
-  const int* in_;
-  int* out_;
-  std::size_t n_;
-  workbook::DeviceBuffer<unsigned char> temp_;
+  workbook::CubCall call_;
 };
 
 }  // namespace scan::yardstick
