@@ -153,9 +153,12 @@ int main() {
   try {
     if (!workbook::have_device_for_experiment()) return 2;
     std::printf("GPU: %s\n", workbook::describe(workbook::current_device_info()).c_str());
-    std::printf("Tiles of %d elements (%d threads x %d items); reduce-then-scan grid: %d blocks at 2^28.\n",
+    std::printf("Reduce-then-scan: tiles of %d elements (%d threads x %d items), %d blocks at 2^28.\n",
                 scan::kTileSize, scan::kThreadsPerBlock, scan::kItemsPerThread,
                 scan::reduce_then_scan_blocks(std::size_t{1} << 28));
+    std::printf("Single pass: tiles of %d elements (%d threads x %d items, %d-int loads).\n",
+                scan::kSinglePassTileSize, scan::kSinglePassThreads, scan::kSinglePassItems,
+                scan::kVectorWidth);
     std::printf("Rates count 8 bytes per element (read + write); timings are medians with a cold L2.\n\n");
     // 2^28 ints need 5 buffers of 1 GiB; fewer on a GPU with little memory.
     std::size_t n = std::size_t{1} << 28;
