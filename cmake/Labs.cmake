@@ -79,13 +79,28 @@ function(workbook_add_lab folder base)
   endforeach()
 
   if(TARGET ${prefix}_tests_solution)
+    # Correctness tests run in parallel (`ctest -j`): several processes share
+    # a GPU well, and most of a test's time is its process's CUDA start-up.
+    # Speed tests (suites named *Speed) run alone, so that no other test
+    # shares the GPU while they time it. One label each (`ctest -L gpu`,
+    # `ctest -L speed`): a list here would be read as property names.
     gtest_discover_tests(${prefix}_tests_solution
       TEST_PREFIX "${folder}."
+      TEST_FILTER "-*Speed.*"
       DISCOVERY_MODE PRE_TEST
       DISCOVERY_TIMEOUT 60
       PROPERTIES
-        LABELS "lab;gpu"
-        RESOURCE_LOCK gpu
+        LABELS gpu
+        TIMEOUT 300
+        SKIP_REGULAR_EXPRESSION "workbook-skip:")
+    gtest_discover_tests(${prefix}_tests_solution
+      TEST_PREFIX "${folder}."
+      TEST_FILTER "*Speed.*"
+      DISCOVERY_MODE PRE_TEST
+      DISCOVERY_TIMEOUT 60
+      PROPERTIES
+        LABELS speed
+        RUN_SERIAL TRUE
         TIMEOUT 300
         SKIP_REGULAR_EXPRESSION "workbook-skip:")
   endif()

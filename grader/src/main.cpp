@@ -146,6 +146,15 @@ class Progress {
   std::size_t width_ = 0;
 };
 
+/// True for Suite.Test where Suite ends in "Speed": the tests ctest runs alone
+/// (RUN_SERIAL, see cmake/Labs.cmake), so that nothing shares the GPU while they time it.
+bool in_speed_suite(const std::string& test) {
+  const std::string suite = test.substr(0, test.find('.'));
+  const std::string ending = "Speed";
+  return suite.size() >= ending.size() &&
+         suite.compare(suite.size() - ending.size(), ending.size(), ending) == 0;
+}
+
 /// Lists each lab's tests (no GPU needed) and checks the rubric against them:
 /// every group and speed item names at least one existing test, and every test
 /// is named by some item. Prints one line per problem; returns the exit code.
@@ -183,6 +192,11 @@ int check_rubric_against_tests(const std::vector<LabEntry>& labs, const std::vec
       if (std::find(tests.begin(), tests.end(), item.test) == tests.end()) {
         problems.push_back(id + ": speed item '" + item.name + "' names " + item.test +
                            ", which does not exist");
+      }
+      if (!in_speed_suite(item.test)) {
+        problems.push_back(id + ": speed item '" + item.name + "' names " + item.test +
+                           ", whose suite does not end in Speed: ./workbook test would time it beside other "
+                           "tests (name its suite <Something>Speed)");
       }
       named.insert(item.test);
     }
