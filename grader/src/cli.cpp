@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "sanitizer.hpp"
 
 namespace workbook::grader {
 namespace {
@@ -76,6 +77,9 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
+    } else if (name == "--sanitize") {
+      // The tools only as --sanitize=a,b: a bare --sanitize must not take the lab's name.
+      options.sanitize = parse_sanitizer_tools(inline_value.value_or("all"));
     } else if (name == "--manifest") {
       options.manifest = value();
     } else if (name == "--rubric") {
@@ -120,6 +124,11 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
 --timeout-scale X     multiply every time limit (each lab's and each test's) by X
                       (slow GPUs, sanitizers)
+--sanitize[=TOOLS]    also run each lab's small correctness tests under
+                      compute-sanitizer (memcheck, racecheck, synccheck,
+                      initcheck; default all, or e.g. --sanitize=memcheck,racecheck):
+                      a finding fails the test it happened in; speed tests are
+                      skipped; time limits stretch with each tool's slowdown
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)

@@ -26,6 +26,7 @@ struct Options {
   ColorMode color = ColorMode::automatic;             ///< --color.
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
+  std::vector<std::string> sanitize;                  ///< --sanitize: the tools; empty: no sanitizer run.
   std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
 };
 

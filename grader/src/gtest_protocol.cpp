@@ -151,4 +151,11 @@ std::string make_gtest_filter(const std::vector<std::string>& wanted, const std:
   return filter;
 }
 
+bool in_speed_suite(const std::string& test) {
+  const std::string suite = test.substr(0, test.find('.'));
+  const std::string ending = "Speed";
+  return suite.size() >= ending.size() &&
+         suite.compare(suite.size() - ending.size(), ending.size(), ending) == 0;
+}
+
 }  // namespace workbook::grader

@@ -54,4 +54,11 @@ std::vector<ResultEvent> parse_result_lines(const std::string& text);
 /// @return Patterns joined by ':'.
 std::string make_gtest_filter(const std::vector<std::string>& wanted, const std::vector<std::string>& all);
 
+/// @brief True for "Suite.Test" where Suite ends in "Speed": the speed tests,
+/// which ctest runs alone (RUN_SERIAL, see cmake/Labs.cmake) and sanitizer
+/// mode skips.
+/// @param[in] test "Suite.Test".
+/// @return Whether it is a speed test.
+bool in_speed_suite(const std::string& test);
+
 }  // namespace workbook::grader

@@ -51,9 +51,10 @@ TestResult from_end_record(const ResultEvent& event) {
 
 /// What the grader knows of a lab's tests while it runs them.
 struct LabTests {
-  std::vector<std::string> listed;  // As --gtest_list_tests gave them.
-  std::vector<std::string> order;   // Listed, then any unlisted ones that reported.
-  std::set<std::string> known;      // Everything in order.
+  std::vector<std::string> all_listed;  // As --gtest_list_tests gave them.
+  std::vector<std::string> listed;      // Those of them to run (RunOptions::select).
+  std::vector<std::string> order;       // Listed, then any unlisted ones that reported.
+  std::set<std::string> known;          // Everything in order.
   std::map<std::string, TestResult> results;
   std::set<std::string> hung_before;  // Blamed once for a hang before they started.
 
@@ -195,6 +196,26 @@ std::vector<std::string> list_tests(const RunOptions& options, const Env& env, C
   return names;
 }
 
+/// The listed tests that @p options selects; the others are reported skipped
+/// when the options give a message for them.
+std::vector<std::string> chosen_tests(const std::vector<std::string>& listed, const RunOptions& options,
+                                      LabRun& run) {
+  if (!options.select) return listed;
+  std::vector<std::string> chosen;
+  for (const std::string& name : listed) {
+    if (options.select(name)) {
+      chosen.push_back(name);
+    } else if (!options.unselected_message.empty()) {
+      TestResult skipped;
+      skipped.name = name;
+      skipped.status = TestStatus::skipped;
+      skipped.message = options.unselected_message;
+      run.tests.push_back(skipped);
+    }
+  }
+  return chosen;
+}
+
 /// Applies one process's records to @p tests.
 void apply_records(const std::vector<ResultEvent>& events, LabTests& tests, Attempt& attempt) {
   for (const ResultEvent& event : events) {
@@ -224,9 +245,12 @@ Attempt run_attempt(const RunOptions& options, const Env& env, int attempt_index
   const std::vector<std::string> remaining = tests.remaining();
   const std::string tag = std::to_string(attempt_index + 1);
   ProcessSpec spec;
-  spec.argv = {options.binary};
-  // The first run takes the program's own order; resumes name exactly what is left.
-  if (attempt_index > 0) spec.argv.push_back("--gtest_filter=" + make_gtest_filter(remaining, tests.listed));
+  spec.argv = options.wrapper;
+  spec.argv.push_back(options.binary);
+  // The first run takes the program's own order; resumes, and runs of chosen
+  // tests, name exactly what is left.
+  if (attempt_index > 0 || options.select)
+    spec.argv.push_back("--gtest_filter=" + make_gtest_filter(remaining, tests.all_listed));
   spec.argv.push_back("--gtest_color=no");
   spec.env = env;
   const std::string results_path = options.work_dir + "/results-" + tag + ".jsonl";
@@ -450,7 +474,8 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   if (options.seed) env.emplace_back("WORKBOOK_SEED", std::to_string(*options.seed));
 
   LabTests tests;
-  tests.listed = list_tests(options, env, deadline, &run);
+  tests.all_listed = list_tests(options, env, deadline, &run);
+  tests.listed = chosen_tests(tests.all_listed, options, run);
   if (!tests.listed.empty()) {
     tests.order = tests.listed;
     tests.known.insert(tests.listed.begin(), tests.listed.end());

@@ -82,6 +82,13 @@ struct RunOptions {
   std::string work_dir;               ///< Existing directory for logs and result files.
   /// Called as tests finish: (finished, total).
   std::function<void(std::size_t, std::size_t)> progress;
+  /// Put before the program's argv (a sanitizer's command); empty: none.
+  std::vector<std::string> wrapper;
+  /// Which listed tests to run; empty: all of them.
+  std::function<bool(const std::string&)> select;
+  /// When set, each test select() leaves out is reported skipped with this
+  /// message; when empty, it is left out of the results.
+  std::string unselected_message;
 };
 
 /// @brief Runs a lab: lists its tests, runs them in a child process, stops

@@ -25,6 +25,7 @@
 #include "process.hpp"
 #include "report.hpp"
 #include "rubric.hpp"
+#include "sanitizer.hpp"
 #include "scoring.hpp"
 #include "source_checks.hpp"
 #include "workbook/device.hpp"
@@ -146,15 +147,6 @@ class Progress {
   std::size_t width_ = 0;
 };
 
-/// True for Suite.Test where Suite ends in "Speed": the tests ctest runs alone
-/// (RUN_SERIAL, see cmake/Labs.cmake), so that nothing shares the GPU while they time it.
-bool in_speed_suite(const std::string& test) {
-  const std::string suite = test.substr(0, test.find('.'));
-  const std::string ending = "Speed";
-  return suite.size() >= ending.size() &&
-         suite.compare(suite.size() - ending.size(), ending.size(), ending) == 0;
-}
-
 /// Lists each lab's tests (no GPU needed) and checks the rubric against them:
 /// every group and speed item names at least one existing test, and every test
 /// is named by some item. Prints one line per problem; returns the exit code.
@@ -213,6 +205,25 @@ int check_rubric_against_tests(const std::vector<LabEntry>& labs, const std::vec
   return 0;
 }
 
+/// One lab: the source checks, its tests, and in sanitizer mode the same
+/// small tests again under each tool (speed tests skipped).
+LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
+                 const Options& options, RunOptions run_options) {
+  // A lab whose source uses what its rubric forbids (the yardstick, say) is
+  // refused without running: its tests would measure the forbidden code.
+  const std::string refusal =
+      check_lab_source(options.solutions ? manifest.source_dir : manifest.student_root, lab,
+                       options.solutions, lab_rubric.forbidden);
+  if (!refusal.empty()) return refused_run(lab.id, refusal);
+  if (options.sanitize.empty()) return run_lab(lab.id, run_options);
+  // A sanitizer slows kernels down; this mode judges memory safety, not speed.
+  run_options.select = [](const std::string& test) { return !in_speed_suite(test); };
+  run_options.unselected_message = "skipped: speed is not measured in sanitizer mode";
+  LabRun run = run_lab(lab.id, run_options);
+  if (run.error.empty()) run_sanitizers(options.sanitize, lab_rubric, run_options, run);
+  return run;
+}
+
 int grade(const std::vector<std::string>& args) {
   const auto started = std::chrono::steady_clock::now();
   const Options options = parse_command_line(args);
@@ -263,23 +274,17 @@ int grade(const std::vector<std::string>& args) {
   report.log_dir = make_work_dir();
   Progress progress;
   for (std::size_t i = 0; i < labs.size(); ++i) {
-    const LabEntry& lab = labs[i];
-    const LabRubric& lab_rubric = rubric.labs.at(lab.id);
+    const LabRubric& lab_rubric = rubric.labs.at(labs[i].id);
     RunOptions run_options;
     run_options.binary = binaries[i];
     run_options.rubric_path = rubric_path;
     run_options.seed = options.seed;
     run_options.limits = make_time_limits(lab_rubric, options.timeout_scale);
-    run_options.work_dir = report.log_dir + "/" + lab.id;
+    run_options.work_dir = report.log_dir + "/" + labs[i].id;
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
-    progress.start(i, labs.size(), lab.id);
-    // A lab whose source uses what its rubric forbids (the yardstick, say) is
-    // refused without running: its tests would measure the forbidden code.
-    const std::string refusal =
-        check_lab_source(options.solutions ? manifest.source_dir : manifest.student_root, lab,
-                         options.solutions, lab_rubric.forbidden);
-    LabRun run = refusal.empty() ? run_lab(lab.id, run_options) : refused_run(lab.id, refusal);
+    progress.start(i, labs.size(), labs[i].id);
+    LabRun run = grade_lab(manifest, labs[i], lab_rubric, options, run_options);
     LabScore score = score_lab(lab_rubric, run);
     progress.finish(run, score);
     report.runs.push_back(std::move(run));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "sanitizer.hpp"
 
 namespace workbook::grader {
 namespace {
@@ -157,9 +158,35 @@ std::vector<ForbiddenName> parse_forbidden(const Checker& check, const json& val
   return names;
 }
 
+std::vector<std::string> string_list(const Checker& check, const json& value, const std::string& where) {
+  if (!value.is_array()) check.fail(where, "must be a list of strings");
+  std::vector<std::string> strings;
+  for (const json& item : value) {
+    if (!item.is_string() || item.get<std::string>().empty())
+      check.fail(where, "must be a list of non-empty strings");
+    strings.push_back(item.get<std::string>());
+  }
+  return strings;
+}
+
+/// "sanitize": {"tests": [globs], "gate": [tools]}, both optional.
+void parse_sanitize(const Checker& check, const json& value, const std::string& where, LabRubric& lab) {
+  check.object(value, where);
+  check.known_keys(value, {"tests", "gate"}, where);
+  if (value.contains("tests")) lab.sanitize_tests = string_list(check, value.at("tests"), where + ".tests");
+  if (!value.contains("gate")) return;
+  lab.sanitize_gate = string_list(check, value.at("gate"), where + ".gate");
+  const auto& known = sanitizer_tools();
+  for (const std::string& tool : lab.sanitize_gate) {
+    if (std::find(known.begin(), known.end(), tool) == known.end())
+      check.fail(where + ".gate",
+                 "unknown tool \"" + tool + "\" (expected memcheck, racecheck, synccheck or initcheck)");
+  }
+}
+
 LabRubric parse_lab(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"title", "timeout_s", "groups", "speed", "forbidden"}, where);
+  check.known_keys(value, {"title", "timeout_s", "groups", "speed", "forbidden", "sanitize"}, where);
   LabRubric lab;
   lab.title = check.string(value, "title", where);
   lab.timeout_s = optional_seconds(check, value, "timeout_s", where).value_or(kDefaultLabTimeoutS);
@@ -179,6 +206,8 @@ LabRubric parse_lab(const Checker& check, const json& value, const std::string& 
   }
   if (value.contains("forbidden"))
     lab.forbidden = parse_forbidden(check, value.at("forbidden"), where + ".forbidden");
+  lab.sanitize_gate = sanitizer_tools();
+  if (value.contains("sanitize")) parse_sanitize(check, value.at("sanitize"), where + ".sanitize", lab);
   return lab;
 }
 

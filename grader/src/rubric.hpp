@@ -55,6 +55,11 @@ struct LabRubric {
   std::vector<RubricGroup> groups;         ///< Correctness groups.
   std::vector<RubricSpeed> speed;          ///< Speed items.
   std::vector<ForbiddenName> forbidden;    ///< Names the lab's source may not use.
+  /// Tests that --sanitize runs under each tool (globs); empty: every test
+  /// small_enough_to_sanitize() accepts.
+  std::vector<std::string> sanitize_tests;
+  /// Tools whose findings fail tests (default: all four); the others' are notes.
+  std::vector<std::string> sanitize_gate;
 };
 
 /// @brief The whole rubric.

@@ -472,6 +472,41 @@ TEST_F(GraderEndToEnd, ExitMidTestFailsItAndSpeedNeedsCorrectness) {
   EXPECT_NE(run.out.find("not scored: fails correctness"), std::string::npos) << run.out;
 }
 
+// Sanitizer mode with a stand-in for compute-sanitizer: it runs the program
+// with FAKE_SANITIZER_TOOL set, and the fake lab prints a finding in the
+// test that asks for one under that tool.
+TEST_F(GraderEndToEnd, SanitizeModeFailsTheTestWithAFindingAndSkipsSpeed) {
+  const fs::path sanitizer = dir_ / "fake-compute-sanitizer";
+  write_file(sanitizer,
+             "#!/bin/sh\n# fake-compute-sanitizer --tool TOOL --print-limit N PROGRAM ARGS...\n"
+             "tool=$2\nshift 4\necho '========= COMPUTE-SANITIZER'\n"
+             "FAKE_SANITIZER_TOOL=$tool exec \"$@\"\n");
+  fs::permissions(sanitizer, fs::perms::owner_all);
+  ::setenv("WORKBOOK_COMPUTE_SANITIZER", sanitizer.c_str(), 1);
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=pass,Good.B=finding:racecheck,GoodSpeed.Fast=speed:0.9", 1);
+
+  GraderRun run =
+      grade(manifest_arg() + " good --sanitize --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 0.0) << run.out;
+  EXPECT_NE(run.out.find("racecheck found an error in this test"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("abc.cu:17"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("racecheck: 1 finding(s) in 1 test(s), which fail"), std::string::npos) << run.out;
+  for (const char* tool : {"memcheck", "racecheck", "synccheck", "initcheck"})
+    EXPECT_NE(run.out.find(std::string(tool) + ": checked 2 tests"), std::string::npos) << tool << run.out;
+
+  // Without racecheck the same file is clean; the speed test was not run.
+  run = grade(manifest_arg() + " good --sanitize=memcheck,initcheck --color never --json '" +
+              (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 4.0) << run.out;
+  EXPECT_EQ(run.out.find("racecheck"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("skipped: speed is not measured in sanitizer mode"), std::string::npos) << run.out;
+  ::unsetenv("WORKBOOK_COMPUTE_SANITIZER");
+}
+
 TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {
   std::string spec;
   for (int i = 0; i < 25; ++i)

@@ -19,6 +19,9 @@
 //                          lab does after the CUDA context is lost
 //   exit                   exit(0) in the middle of the test
 //   speed:<ratio>          pass and report a speed of <ratio> x 1000 GB/s
+//   finding:<tool>         pass, and when run under the fake sanitizer as
+//                          <tool> (FAKE_SANITIZER_TOOL), print a finding in
+//                          compute-sanitizer's format
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -184,6 +187,18 @@ int main(int argc, char** argv) {
     } else if (behaviour == "skip") {
       end["status"] = "skipped";
       end["message"] = "fake_lab.cpp:2: Skipped\nneeds a feature this GPU lacks";
+    } else if (behaviour.rfind("finding:", 0) == 0) {
+      const char* tool = std::getenv("FAKE_SANITIZER_TOOL");
+      if (tool != nullptr && behaviour.substr(8) == tool) {
+        std::cout << "========= Invalid __global__ write of size 4 bytes\n"
+                  << "=========     at add_abc(const float *, int)+0x90 in abc.cu:17\n"
+                  << "=========     by thread (32,0,0) in block (0,0,0)\n"
+                  << "=========     Address 0x7f0000000080 is out of bounds\n"
+                  << "=========     and is 0 bytes after the nearest allocation\n"
+                  << "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+                  << "=========         Host Frame: main in fake_lab.cpp:1\n"
+                  << std::flush;
+      }
     } else if (behaviour.rfind("speed:", 0) == 0) {
       const double ratio = std::stod(behaviour.substr(6));
       end["metrics"]["speed"] = {{"value", 1000.0 * ratio},
