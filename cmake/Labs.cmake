@@ -14,6 +14,27 @@ get_filename_component(WORKBOOK_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 # student files come from there: contracts, tests, harness and rubric are this tree's.
 set(WORKBOOK_STUDENT_ROOT "${WORKBOOK_ROOT}" CACHE PATH "The tree whose labs/<folder>/<base>.cu are the student files")
 
+# How ctest runs a lab's correctness tests. On a machine with a GPU: in
+# WORKBOOK_TEST_SHARDS processes per lab (GoogleTest's sharding), so that the
+# CUDA start-up is paid a few times per lab instead of once per test and a few
+# processes share the GPU; measured on an H100, one process per test in
+# parallel spent most of its time starting CUDA contexts and switching between
+# them. Without a GPU (CI): 0, one ctest entry per test, so each GPU test is
+# reported skipped with its reason and each host-only test passes or fails on
+# its own.
+if(NOT DEFINED WORKBOOK_TEST_SHARDS)
+  set(shards 0)
+  find_program(WORKBOOK_NVIDIA_SMI nvidia-smi)
+  if(WORKBOOK_NVIDIA_SMI)
+    execute_process(COMMAND ${WORKBOOK_NVIDIA_SMI} -L RESULT_VARIABLE rc OUTPUT_VARIABLE gpus ERROR_QUIET)
+    if(rc EQUAL 0 AND gpus MATCHES "GPU 0")
+      set(shards 8)
+    endif()
+  endif()
+  set(WORKBOOK_TEST_SHARDS ${shards} CACHE STRING
+      "Processes per lab for ctest's correctness tests (0: one ctest entry per test)")
+endif()
+
 function(workbook_add_lab folder base)
   string(REGEX MATCH "^[0-9][0-9]" number "${folder}")
   if(number STREQUAL "")
@@ -79,30 +100,7 @@ function(workbook_add_lab folder base)
   endforeach()
 
   if(TARGET ${prefix}_tests_solution)
-    # Correctness tests run in parallel (`ctest -j`): several processes share
-    # a GPU well, and most of a test's time is its process's CUDA start-up.
-    # Speed tests (suites named *Speed) run alone, so that no other test
-    # shares the GPU while they time it. One label each (`ctest -L gpu`,
-    # `ctest -L speed`): a list here would be read as property names.
-    gtest_discover_tests(${prefix}_tests_solution
-      TEST_PREFIX "${folder}."
-      TEST_FILTER "-*Speed.*"
-      DISCOVERY_MODE PRE_TEST
-      DISCOVERY_TIMEOUT 60
-      PROPERTIES
-        LABELS gpu
-        TIMEOUT 300
-        SKIP_REGULAR_EXPRESSION "workbook-skip:")
-    gtest_discover_tests(${prefix}_tests_solution
-      TEST_PREFIX "${folder}."
-      TEST_FILTER "*Speed.*"
-      DISCOVERY_MODE PRE_TEST
-      DISCOVERY_TIMEOUT 60
-      PROPERTIES
-        LABELS speed
-        RUN_SERIAL TRUE
-        TIMEOUT 300
-        SKIP_REGULAR_EXPRESSION "workbook-skip:")
+    workbook_register_lab_tests(${folder} ${prefix}_tests_solution)
   endif()
 
   # Remember the lab for the grader's manifest.
@@ -136,4 +134,47 @@ function(workbook_write_lab_manifest)
   ]
 }
 ")
+endfunction()
+
+# The solution tests of one lab in CTest. Correctness tests run in parallel
+# (`ctest -j`); speed tests (suites named *Speed) run alone (RUN_SERIAL), so
+# that nothing shares the GPU while they time it. One label each (`ctest -L
+# gpu`, `ctest -L speed`): a list here would be read as property names.
+function(workbook_register_lab_tests folder target)
+  set(skip "workbook-skip:")
+  if(WORKBOOK_TEST_SHARDS GREATER 0)
+    math(EXPR last "${WORKBOOK_TEST_SHARDS} - 1")
+    foreach(shard RANGE ${last})
+      set(name "${folder}.shard-${shard}-of-${WORKBOOK_TEST_SHARDS}")
+      add_test(NAME ${name} COMMAND ${target} "--gtest_filter=-*Speed.*")
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "GTEST_TOTAL_SHARDS=${WORKBOOK_TEST_SHARDS};GTEST_SHARD_INDEX=${shard}"
+        LABELS gpu TIMEOUT 300 SKIP_REGULAR_EXPRESSION "${skip}")
+    endforeach()
+    # A lab without speed tests gets no speed entry (it would pass running nothing).
+    file(GLOB sources ${WORKBOOK_ROOT}/labs/${folder}/tests/*.cu)
+    set(speed_tests "")
+    foreach(source ${sources})
+      file(STRINGS ${source} found REGEX "TEST(_F|_P)?\\([A-Za-z0-9_]*Speed,")
+      list(APPEND speed_tests ${found})
+    endforeach()
+    if(speed_tests)
+      add_test(NAME ${folder}.speed COMMAND ${target} "--gtest_filter=*Speed.*")
+      set_tests_properties(${folder}.speed PROPERTIES LABELS speed RUN_SERIAL TRUE TIMEOUT 300
+                                                      SKIP_REGULAR_EXPRESSION "${skip}")
+    endif()
+    return()
+  endif()
+  gtest_discover_tests(${target}
+    TEST_PREFIX "${folder}."
+    TEST_FILTER "-*Speed.*"
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS gpu TIMEOUT 300 SKIP_REGULAR_EXPRESSION "${skip}")
+  gtest_discover_tests(${target}
+    TEST_PREFIX "${folder}."
+    TEST_FILTER "*Speed.*"
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS speed RUN_SERIAL TRUE TIMEOUT 300 SKIP_REGULAR_EXPRESSION "${skip}")
 endfunction()
