@@ -1,0 +1,503 @@
+// Lab 09 experiment: what do collisions cost a histogram, and what removes them?
+//   ./workbook bench histograms
+// Prints three tables, every result checked against a histogram counted on the host:
+//   1. 256 bins over n = 2^30 bytes, three inputs: uniform bytes, four bins
+//      that share one shared-memory bank (0, 32, 64, 96), and every byte in
+//      one bin (255). One row per method: the lab's global atomics, two
+//      phases (and each phase alone), per-block histograms merged with
+//      atomics, __match_any_sync aggregation, three variants written here
+//      (a copy of the histogram per warp; a copy per lane without runs; runs
+//      with one copy), the lab's lane copies with runs, and
+//      cub::DeviceHistogram::HistogramEven; ms, GB/s of input and % of CUB.
+//      The speed of light is n bytes read at the copy bandwidth.
+//   2. The RGB histogram of 2^28 RGBA pixels (the same 1 GiB), uniform and
+//      one colour: rgb_histogram() against CUB's MultiHistogramEven.
+//   3. 65536 bins over 2^29 16-bit values (the same 1 GiB), uniform, one
+//      value and sorted: one global atomic per value (written here), the
+//      lab's wide_histogram() (global atomics aggregated with
+//      __match_any_sync), eight passes over 8192-bin ranges in shared memory
+//      (written here), and CUB.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "histogram.cuh"
+#include "tests/cub_yardstick.cuh"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/timing.hpp"
+
+namespace {
+
+using histogram::kBins;
+using histogram::kThreadsPerBlock;
+using histogram::kWarpSize;
+using workbook::DeviceBuffer;
+
+constexpr int kFillThreads = 256;
+
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + kFillThreads - 1) / kFillThreads);
+}
+
+// ---- the inputs, made on the GPU ----
+
+__host__ __device__ std::uint32_t mix(std::uint64_t i) {
+  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+enum class Kind { uniform, four_bins_one_bank, one_bin, sorted };
+
+const char* to_string(Kind kind) {
+  switch (kind) {
+    case Kind::uniform:
+      return "uniform";
+    case Kind::four_bins_one_bank:
+      return "4 bins, 1 bank";
+    case Kind::one_bin:
+      return "one bin";
+    case Kind::sorted:
+      return "sorted";
+  }
+  return "?";
+}
+
+__global__ void fill_bytes(std::uint8_t* out, std::size_t n, Kind kind) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint32_t hash = mix(i);
+  std::uint32_t value = 255;
+  if (kind == Kind::uniform) value = hash & 0xFFu;
+  if (kind == Kind::four_bins_one_bank) value = 32u * (hash % 4u);  // 0, 32, 64, 96: all in bank 0
+  out[i] = static_cast<std::uint8_t>(value);
+}
+
+__global__ void fill_wide(std::uint16_t* out, std::size_t n, Kind kind) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  std::uint32_t value = 65535;
+  if (kind == Kind::uniform) value = mix(i) & 0xFFFFu;
+  if (kind == Kind::sorted) value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(i) << 16) / n);
+  out[i] = static_cast<std::uint16_t>(value);
+}
+
+// ---- variants of part 3 written here, for the table: the same chunked loads as the lab's lane copies ----
+
+__device__ int byte_of(std::uint32_t word, int k) {
+  return static_cast<int>((word >> (8 * k)) & 0xFFu);
+}
+
+// Calls count_word(word) for every 32-bit word of the block's chunks of
+// vectors (kVectorsPerThread per thread, all loaded first) and
+// count_byte(byte) for this thread's head and tail bytes.
+template <typename CountWord, typename CountByte>
+__device__ void walk_bytes(const std::uint8_t* in, std::size_t n, CountWord count_word,
+                           CountByte count_byte) {
+  constexpr int kVectors = histogram::kVectorsPerThread;
+  constexpr std::size_t kChunkVectors = static_cast<std::size_t>(kThreadsPerBlock) * kVectors;
+  const histogram::VectorSplit split = histogram::split_for_vectors(in, n);
+  const uint4* vectors = reinterpret_cast<const uint4*>(in + split.head);
+  for (std::size_t chunk = blockIdx.x * kChunkVectors; chunk < split.vectors;
+       chunk += gridDim.x * kChunkVectors) {
+    uint4 data[kVectors];
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+      const std::size_t v = chunk + static_cast<std::size_t>(k) * kThreadsPerBlock + threadIdx.x;
+      data[k] = v < split.vectors ? vectors[v] : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+      if (chunk + static_cast<std::size_t>(k) * kThreadsPerBlock + threadIdx.x >= split.vectors) continue;
+      count_word(data[k].x);
+      count_word(data[k].y);
+      count_word(data[k].z);
+      count_word(data[k].w);
+    }
+  }
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t < split.head) count_byte(in[t]);
+  if (t < split.tail) count_byte(in[split.head + split.vectors * histogram::kVectorBytes + t]);
+}
+
+// One copy of the histogram per warp: collisions between warps are gone,
+// those inside a warp remain.
+__global__ void count_warp_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  __shared__ std::uint32_t copies[histogram::kWarpsPerBlock * kBins];
+  for (int k = static_cast<int>(threadIdx.x); k < histogram::kWarpsPerBlock * kBins; k += kThreadsPerBlock) {
+    copies[k] = 0;
+  }
+  __syncthreads();
+  std::uint32_t* mine = copies + (threadIdx.x / kWarpSize) * kBins;
+  walk_bytes(
+      in, n,
+      [&](std::uint32_t word) {
+        for (int k = 0; k < 4; ++k) atomicAdd(&mine[byte_of(word, k)], 1u);
+      },
+      [&](int byte) { atomicAdd(&mine[byte], 1u); });
+  __syncthreads();
+  std::uint32_t count = 0;
+  for (int w = 0; w < histogram::kWarpsPerBlock; ++w) count += copies[w * kBins + threadIdx.x];
+  if (count > 0) atomicAdd(&bins[threadIdx.x], count);
+}
+
+// One copy per lane (slot bin * 32 + lane, as the lab's), every byte its own atomic.
+__global__ void count_lane_copies_without_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  __shared__ std::uint32_t copies[histogram::kLaneCopySlots];
+  for (int k = static_cast<int>(threadIdx.x); k < histogram::kLaneCopySlots; k += kThreadsPerBlock)
+    copies[k] = 0;
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  walk_bytes(
+      in, n,
+      [&](std::uint32_t word) {
+        for (int k = 0; k < 4; ++k) atomicAdd(&copies[byte_of(word, k) * kWarpSize + lane], 1u);
+      },
+      [&](int byte) { atomicAdd(&copies[byte * kWarpSize + lane], 1u); });
+  __syncthreads();
+  const int bin = static_cast<int>(threadIdx.x);
+  std::uint32_t count = 0;
+  for (int step = 0; step < kWarpSize; ++step) count += copies[bin * kWarpSize + (bin + step) % kWarpSize];
+  if (count > 0) atomicAdd(&bins[bin], count);
+}
+
+// Runs of equal bytes per thread, as the lab's, into one shared histogram.
+__global__ void count_runs_one_copy(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  __shared__ std::uint32_t shared_bins[kBins];
+  shared_bins[threadIdx.x] = 0;
+  __syncthreads();
+  int run_bin = 0;
+  std::uint32_t run_length = 0;
+  walk_bytes(
+      in, n,
+      [&](std::uint32_t word) {
+        if (word == static_cast<std::uint32_t>(run_bin) * 0x01010101u) {
+          run_length += 4;
+          return;
+        }
+        for (int k = 0; k < 4; ++k) {
+          const int value = byte_of(word, k);
+          if (value != run_bin) {
+            if (run_length > 0) atomicAdd(&shared_bins[run_bin], run_length);
+            run_bin = value;
+            run_length = 0;
+          }
+          ++run_length;
+        }
+      },
+      [&](int byte) { atomicAdd(&shared_bins[byte], 1u); });
+  if (run_length > 0) atomicAdd(&shared_bins[run_bin], run_length);
+  __syncthreads();
+  if (shared_bins[threadIdx.x] > 0) atomicAdd(&bins[threadIdx.x], shared_bins[threadIdx.x]);
+}
+
+// ---- 65536 bins: the two alternatives to the lab's wide_histogram() ----
+
+// One global atomic per value, one thread per value.
+__global__ void count_wide_global_atomics(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[in[i]], 1u);
+}
+
+// One pass of the multi-pass histogram: only the values in [first, first +
+// kRangeBins) are counted, in shared memory, and merged with one global
+// atomic per nonzero bin per block. 8 passes cover 65536 bins; each reads
+// the whole input. The input is cudaMalloc'd (16-byte aligned): 8 values per load.
+constexpr int kRangeBins = 8192;  // 32 KiB of counts
+
+__global__ void count_wide_range(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,
+                                 unsigned first) {
+  __shared__ std::uint32_t range[kRangeBins];
+  for (int k = static_cast<int>(threadIdx.x); k < kRangeBins; k += kThreadsPerBlock) range[k] = 0;
+  __syncthreads();
+  const std::size_t vectors = n / 8;
+  const uint4* data = reinterpret_cast<const uint4*>(in);
+  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const auto count = [&](unsigned value) {
+    const unsigned offset = value - first;  // wraps to a large number below the range
+    if (offset < kRangeBins) atomicAdd(&range[offset], 1u);
+  };
+  for (std::size_t v = start; v < vectors; v += step) {
+    const uint4 vector = data[v];
+    const std::uint32_t words[4] = {vector.x, vector.y, vector.z, vector.w};
+    for (const std::uint32_t word : words) {
+      count(word & 0xFFFFu);
+      count(word >> 16);
+    }
+  }
+  if (start < n - vectors * 8) count(in[vectors * 8 + start]);
+  __syncthreads();
+  for (int k = static_cast<int>(threadIdx.x); k < kRangeBins; k += kThreadsPerBlock) {
+    if (range[k] > 0) atomicAdd(&bins[first + k], range[k]);
+  }
+}
+
+// ---- measuring and printing ----
+
+struct Measured {
+  double ms = 0;
+  bool ok = false;
+};
+
+// Slow rows (seconds per run) take fewer samples.
+Measured measure(const std::function<void(cudaStream_t)>& work, const std::function<bool()>& check,
+                 bool slow = false) {
+  workbook::TimingOptions options;
+  options.time_budget_ms = 2000.0;
+  if (slow) {
+    options.warmup_runs = 1;
+    options.min_samples = 3;
+  }
+  const workbook::TimingResult timing = workbook::time_gpu(work, options);
+  return {timing.median_ms, check()};
+}
+
+template <typename T>
+std::vector<std::uint32_t> host_histogram(const DeviceBuffer<T>& in, std::size_t n, std::size_t bins) {
+  std::vector<T> values(n);
+  CUDA_CHECK(cudaMemcpy(values.data(), in.data(), n * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<std::uint32_t> counts(bins, 0);
+  for (const T value : values) ++counts[value];
+  return counts;
+}
+
+std::vector<std::uint32_t> download(const DeviceBuffer<std::uint32_t>& bins, std::size_t count) {
+  std::vector<std::uint32_t> host = bins.to_host();
+  host.resize(count);
+  return host;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    if (!workbook::have_device_for_experiment()) return 2;
+    const workbook::DeviceInfo gpu = workbook::current_device_info();
+    const double copy_gbps = workbook::copy_bandwidth_gbps();
+    std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n", copy_gbps);
+
+    // 1 GiB of input; halved on a GPU with less than 4 GiB free.
+    std::size_t n = std::size_t{1} << 30;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    while (n > (std::size_t{1} << 24) && 4 * n > free_bytes) n /= 2;
+    const int blocks = histogram::grid_blocks(n);
+    std::printf(
+        "Byte kernels of parts 2 and 3: %d blocks of %d threads (%d per SM), %d bytes per vector load;\n"
+        "lane copies: %d KiB of shared memory per block, %d vectors in flight per thread.\n\n",
+        blocks, kThreadsPerBlock, histogram::kBlocksPerSm, histogram::kVectorBytes,
+        static_cast<int>(histogram::kLaneCopySlots * sizeof(std::uint32_t) / 1024),
+        histogram::kVectorsPerThread);
+
+    DeviceBuffer<std::uint8_t> in(n);
+    DeviceBuffer<std::uint32_t> bins(histogram::kWideBins);
+    DeviceBuffer<std::uint32_t> block_bins(static_cast<std::size_t>(histogram::kMaxGridBlocks) * kBins);
+    const auto zero_bins = [&](cudaStream_t stream, std::size_t count) {
+      CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, count * sizeof(std::uint32_t), stream));
+    };
+
+    // --- 1. 256 bins -------------------------------------------------------------------------
+    struct Row {
+      std::string label;
+      std::function<void(cudaStream_t)> run;
+      bool slow_on_contention = false;
+      bool checked = true;  // a phase alone leaves no full histogram to check
+    };
+    const std::uint8_t* bytes = in.data();
+    std::uint32_t* out = bins.data();
+    const std::vector<Row> rows = {
+        {"global atomics, one per byte",
+         [&](cudaStream_t s) { histogram::histogram_global_atomics(bytes, n, out, s); }, true},
+        {"two phases: per-block histograms + sum kernel",
+         [&](cudaStream_t s) { histogram::histogram_two_phase(bytes, n, out, block_bins.data(), s); }},
+        {"  phase 1 alone: count_bytes_per_block",
+         [&](cudaStream_t s) { histogram::launch_count_bytes_per_block(bytes, n, block_bins.data(), s); },
+         false, false},
+        {"  phase 2 alone: sum_block_histograms",
+         [&](cudaStream_t s) { histogram::launch_sum_block_histograms(block_bins.data(), blocks, out, s); },
+         false, false},
+        {"per-block histograms merged with atomics",
+         [&](cudaStream_t s) { histogram::histogram_shared_atomics(bytes, n, out, s); }},
+        {"__match_any_sync in the warp, one copy",
+         [&](cudaStream_t s) { histogram::histogram_match_any(bytes, n, out, s); }},
+        {"a copy per warp (written here)",
+         [&](cudaStream_t s) {
+           zero_bins(s, kBins);
+           count_warp_copies<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
+           CUDA_CHECK_LAUNCH("count_warp_copies");
+         }},
+        {"a copy per lane, no runs (written here)",
+         [&](cudaStream_t s) {
+           zero_bins(s, kBins);
+           count_lane_copies_without_runs<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
+           CUDA_CHECK_LAUNCH("count_lane_copies_without_runs");
+         }},
+        {"runs, one copy (written here)",
+         [&](cudaStream_t s) {
+           zero_bins(s, kBins);
+           count_runs_one_copy<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
+           CUDA_CHECK_LAUNCH("count_runs_one_copy");
+         }},
+        {"lane copies + runs: histogram_lane_copies()",
+         [&](cudaStream_t s) { histogram::histogram_lane_copies(bytes, n, out, s); }},
+    };
+    const Kind kinds[] = {Kind::uniform, Kind::four_bins_one_bank, Kind::one_bin};
+    std::vector<std::vector<Measured>> results(rows.size() + 1, std::vector<Measured>(3));
+    for (int k = 0; k < 3; ++k) {
+      fill_bytes<<<blocks_for(n), kFillThreads>>>(in.data(), n, kinds[k]);
+      CUDA_CHECK_LAUNCH("fill_bytes");
+      const std::vector<std::uint32_t> expected = host_histogram(in, n, kBins);
+      const auto check = [&]() { return download(bins, kBins) == expected; };
+      histogram::yardstick::CubByteHistogram cub(in.data(), n, out);
+      results[rows.size()][k] = measure([&](cudaStream_t s) { cub.run(s); }, check);
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        // Phase 2 alone sums the per-block histograms phase 1 leaves for this input.
+        if (!rows[r].checked) histogram::histogram_two_phase(bytes, n, out, block_bins.data(), nullptr);
+        results[r][k] = measure(
+            rows[r].run, rows[r].checked ? std::function<bool()>(check) : [] { return true; },
+            rows[r].slow_on_contention && kinds[k] != Kind::uniform);
+      }
+    }
+    std::printf("1. 256 bins over n = %zu bytes (%.2f GB): ms, GB/s of input, %% of CUB on the same input\n",
+                n, static_cast<double>(n) / 1e9);
+    std::printf("  %-46s", "variant");
+    for (const Kind kind : kinds) std::printf(" | %-28s", to_string(kind));
+    std::printf(" | check\n");
+    const auto print_row = [&](const std::string& label, const std::vector<Measured>& m, bool checked) {
+      std::printf("  %-46s", label.c_str());
+      bool ok = true;
+      for (int k = 0; k < 3; ++k) {
+        std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
+                    100.0 * results[rows.size()][k].ms / m[k].ms);
+        ok = ok && m[k].ok;
+      }
+      std::printf(" | %s\n", !checked ? "-" : ok ? "ok" : "WRONG RESULT");
+    };
+    for (std::size_t r = 0; r < rows.size(); ++r) print_row(rows[r].label, results[r], rows[r].checked);
+    print_row("cub::DeviceHistogram::HistogramEven", results[rows.size()], true);
+    const double light_ms = static_cast<double>(n) / copy_gbps / 1e6;
+    std::printf("  %-46s", "speed of light: n bytes at the copy bandwidth");
+    for (int k = 0; k < 3; ++k) {
+      std::printf(" | %9.3f %7.1f %7.1f%%", light_ms, copy_gbps,
+                  100.0 * results[rows.size()][k].ms / light_ms);
+    }
+    std::printf(" |\n\n");
+
+    // --- 2. RGB ------------------------------------------------------------------------------
+    {
+      const std::size_t pixels = n / 4;
+      const auto* image = reinterpret_cast<const std::uint32_t*>(in.data());
+      std::printf("2. RGB histogram of %zu RGBA pixels (%d bins): ms, GB/s of input, %% of CUB\n", pixels,
+                  histogram::kRgbBins);
+      std::printf("  %-46s | %-28s | %-28s | check\n", "variant", "uniform pixels", "one colour");
+      Measured ours[2], theirs[2];
+      for (int k = 0; k < 2; ++k) {
+        fill_bytes<<<blocks_for(n), kFillThreads>>>(in.data(), n, k == 0 ? Kind::uniform : Kind::one_bin);
+        CUDA_CHECK_LAUNCH("fill_bytes");
+        std::vector<std::uint32_t> expected(histogram::kRgbBins, 0);
+        {
+          std::vector<std::uint32_t> host_pixels(pixels);
+          CUDA_CHECK(
+              cudaMemcpy(host_pixels.data(), image, pixels * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+          for (const std::uint32_t pixel : host_pixels) {
+            for (int c = 0; c < histogram::kRgbChannels; ++c)
+              ++expected[c * kBins + ((pixel >> (8 * c)) & 0xFFu)];
+          }
+        }
+        const auto check = [&]() { return download(bins, histogram::kRgbBins) == expected; };
+        histogram::yardstick::CubRgbHistogram cub(image, pixels, out);
+        theirs[k] = measure([&](cudaStream_t s) { cub.run(s); }, check);
+        ours[k] = measure([&](cudaStream_t s) { histogram::rgb_histogram(image, pixels, out, s); }, check);
+      }
+      const auto print = [&](const char* label, const Measured* m) {
+        std::printf("  %-46s", label);
+        for (int k = 0; k < 2; ++k) {
+          std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
+                      100.0 * theirs[k].ms / m[k].ms);
+        }
+        std::printf(" | %s\n", m[0].ok && m[1].ok ? "ok" : "WRONG RESULT");
+      };
+      print("rgb_histogram()", ours);
+      print("cub::DeviceHistogram::MultiHistogramEven<4, 3>", theirs);
+      std::printf("\n");
+    }
+
+    // --- 3. 65536 bins -----------------------------------------------------------------------
+    {
+      const std::size_t values = n / 2;
+      const auto* wide = reinterpret_cast<std::uint16_t*>(in.data());
+      const Kind wide_kinds[] = {Kind::uniform, Kind::one_bin, Kind::sorted};
+      std::printf("3. %d bins over %zu 16-bit values: ms, GB/s of input, %% of CUB\n", histogram::kWideBins,
+                  values);
+      std::printf("  %-46s", "variant");
+      for (const Kind kind : wide_kinds) std::printf(" | %-28s", to_string(kind));
+      std::printf(" | check\n");
+      const auto wide_blocks = static_cast<unsigned>(histogram::grid_blocks(n));
+      const std::vector<std::pair<std::string, std::function<void(cudaStream_t)>>> wide_rows = {
+          {"global atomics, one per value (written here)",
+           [&](cudaStream_t s) {
+             zero_bins(s, histogram::kWideBins);
+             count_wide_global_atomics<<<blocks_for(values), kFillThreads, 0, s>>>(wide, values, out);
+             CUDA_CHECK_LAUNCH("count_wide_global_atomics");
+           }},
+          {"global atomics + __match_any_sync: wide_histogram()",
+           [&](cudaStream_t s) { histogram::wide_histogram(wide, values, out, s); }},
+          {"8 passes of 8192 bins in shared memory (here)",
+           [&](cudaStream_t s) {
+             zero_bins(s, histogram::kWideBins);
+             for (unsigned first = 0; first < static_cast<unsigned>(histogram::kWideBins);
+                  first += kRangeBins) {
+               count_wide_range<<<wide_blocks, kThreadsPerBlock, 0, s>>>(wide, values, out, first);
+               CUDA_CHECK_LAUNCH("count_wide_range");
+             }
+           }},
+      };
+      std::vector<std::vector<Measured>> wide_results(wide_rows.size() + 1, std::vector<Measured>(3));
+      for (int k = 0; k < 3; ++k) {
+        auto* writable = reinterpret_cast<std::uint16_t*>(in.data());
+        fill_wide<<<blocks_for(values), kFillThreads>>>(writable, values, wide_kinds[k]);
+        CUDA_CHECK_LAUNCH("fill_wide");
+        std::vector<std::uint32_t> expected(histogram::kWideBins, 0);
+        {
+          std::vector<std::uint16_t> host_values(values);
+          CUDA_CHECK(
+              cudaMemcpy(host_values.data(), wide, values * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+          for (const std::uint16_t value : host_values) ++expected[value];
+        }
+        const auto check = [&]() { return download(bins, histogram::kWideBins) == expected; };
+        histogram::yardstick::CubWideHistogram cub(wide, values, out);
+        wide_results[wide_rows.size()][k] = measure([&](cudaStream_t s) { cub.run(s); }, check);
+        for (std::size_t r = 0; r < wide_rows.size(); ++r) {
+          wide_results[r][k] = measure(wide_rows[r].second, check, r == 0 && wide_kinds[k] != Kind::uniform);
+        }
+      }
+      const auto print = [&](const std::string& label, const std::vector<Measured>& m) {
+        std::printf("  %-46s", label.c_str());
+        bool ok = true;
+        for (int k = 0; k < 3; ++k) {
+          std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
+                      100.0 * wide_results[wide_rows.size()][k].ms / m[k].ms);
+          ok = ok && m[k].ok;
+        }
+        std::printf(" | %s\n", ok ? "ok" : "WRONG RESULT");
+      };
+      for (std::size_t r = 0; r < wide_rows.size(); ++r) print(wide_rows[r].first, wide_results[r]);
+      print("cub::DeviceHistogram::HistogramEven, 65536 bins", wide_results[wide_rows.size()]);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,566 @@
+// SOLUTION-ONLY: Lab 09 reference solution. labs/09-histograms/histogram.cu is generated from
+// SOLUTION-ONLY: this file by tools/make_skeletons.py: edit here, then regenerate.
+// STUDENT-ONLY: Lab 09: histograms. This is your file: fill in each TODO, then run
+// STUDENT-ONLY:   ./workbook grade histograms
+// STUDENT-ONLY: The handout is labs/09-histograms/README.md. Write the histograms yourself:
+// STUDENT-ONLY: the grader refuses a file that uses CUB or Thrust (cub::DeviceHistogram is the
+// STUDENT-ONLY: yardstick you are timed against).
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "histogram.cuh"
+#include "workbook/cuda_check.hpp"
+
+namespace histogram {
+
+namespace {
+
+// The calling thread's lane in its warp: blocks are whole warps, so it
+// follows from threadIdx.x alone.
+[[maybe_unused]] __device__ int lane_index() {
+  return static_cast<int>(threadIdx.x) % kWarpSize;
+}
+
+// The calling thread's index in the grid, and the number of threads of the
+// grid: the start and the step of every grid-stride loop.
+[[maybe_unused]] __device__ std::size_t global_thread() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+[[maybe_unused]] __device__ std::size_t grid_threads() {
+  return static_cast<std::size_t>(gridDim.x) * blockDim.x;
+}
+
+// The lowest lane of a nonempty mask: the leader of a group of lanes.
+[[maybe_unused]] __device__ int leader_of(unsigned lanes) {
+  return __ffs(static_cast<int>(lanes)) - 1;
+}
+
+// Byte k (0 = the lowest, the first in memory) of a 32-bit word.
+[[maybe_unused]] __device__ int byte_of(std::uint32_t word, int k) {
+  return static_cast<int>((word >> (8 * k)) & 0xFFu);
+}
+
+// The number of SMs of the current GPU, read once.
+int sm_count() {
+  static const int count = [] {
+    int device = 0;
+    int value = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device));
+    return value;
+  }();
+  return count;
+}
+
+// kBlocksPerSm blocks per SM, fewer when there is less work than that.
+unsigned resident_grid(std::size_t blocks_wanted) {
+  const std::size_t most = std::min<std::size_t>(static_cast<std::size_t>(sm_count()) * kBlocksPerSm,
+                                                 static_cast<std::size_t>(kMaxGridBlocks));
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min(blocks_wanted, most)));
+}
+
+// Every check happens before anything is launched, so a bad call never
+// reaches the GPU. Counts are 32-bit: n = 2^32 equal bytes would wrap a bin to 0.
+void check_arguments(const char* caller, const void* in, std::size_t n, const void* bins, const char* what) {
+  const std::string name(caller);
+  if (bins == nullptr) {
+    throw std::invalid_argument(name + ": bins is nullptr; pass a device array of " + what);
+  }
+  if (in == nullptr && n > 0) {
+    throw std::invalid_argument(name + ": the input is nullptr but n = " + std::to_string(n) +
+                                "; pass a device array of n values (or n = 0)");
+  }
+  if (n > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument(name + ": n = " + std::to_string(n) +
+                                ", but the bins are 32-bit counts: at most 2^32 - 1 values per call; "
+                                "split the input and add the histograms");
+  }
+}
+
+}  // namespace
+
+int grid_blocks(std::size_t n) {
+  if (n == 0) return 0;
+  return static_cast<int>(resident_grid((n + kChunkBytes - 1) / kChunkBytes));
+}
+
+// ---------------------------------------------------------------------------
+// Part 1: global atomics
+
+// WALKTHROUGH: global-atomics
+__global__ void count_bytes_with_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  // HOLE: One thread per byte: with i = blockIdx.x * blockDim.x + threadIdx.x (as a std::size_t),
+  // HOLE: a thread with i < n adds 1 to bins[in[i]] with atomicAdd.
+  const std::size_t i = global_thread();
+  // Every byte is an atomic in L2; bytes of one value queue up on one counter.
+  if (i < n) atomicAdd(&bins[in[i]], 1u);
+  // END HOLE
+}
+// END WALKTHROUGH: global-atomics
+
+void launch_count_bytes_with_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                                            cudaStream_t stream) {
+  if (n == 0) return;  // a grid of 0 blocks is an invalid configuration
+  const auto blocks = static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
+  count_bytes_with_global_atomics<<<blocks, kThreadsPerBlock, 0, stream>>>(in, n, bins);
+  CUDA_CHECK_LAUNCH("count_bytes_with_global_atomics");
+}
+
+void histogram_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                              cudaStream_t stream) {
+  check_arguments("histogram_global_atomics", in, n, bins, "kBins = 256 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kBins * sizeof(std::uint32_t), stream));
+  launch_count_bytes_with_global_atomics(in, n, bins, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Part 2: a private histogram per block, in shared memory
+
+namespace {
+
+// The four bytes of a word, each with a shared atomic.
+[[maybe_unused]] __device__ void count_word(std::uint32_t word, std::uint32_t* shared_bins) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) atomicAdd(&shared_bins[byte_of(word, k)], 1u);
+}
+
+// Adds this thread's share of the input to the block's shared histogram:
+// the whole vectors in a grid-stride loop, then at most one head byte and
+// one tail byte per thread.
+// WALKTHROUGH: block-share
+[[maybe_unused]] __device__ void add_share_to_block_histogram(const std::uint8_t* in, std::size_t n,
+                                                              std::uint32_t* shared_bins) {
+  // HOLE: With split = split_for_vectors(in, n) and vectors = the uint4s that start at in + split.head
+  // HOLE: (reinterpret_cast<const uint4*>):
+  // HOLE: 1. a grid-stride loop, v from global_thread() in steps of grid_threads() while
+  // HOLE:    v < split.vectors: load vectors[v] (ONE 16-byte load) and count_word() its .x, .y, .z, .w;
+  // HOLE: 2. the edges, fewer than 16 bytes each, one byte per thread: a thread with index
+  // HOLE:    t = global_thread() < split.head counts in[t], and one with t < split.tail counts
+  // HOLE:    in[split.head + split.vectors * kVectorBytes + t] (with a shared atomicAdd of 1).
+  const VectorSplit split = split_for_vectors(in, n);
+  const uint4* vectors = reinterpret_cast<const uint4*>(in + split.head);
+  const std::size_t first = global_thread();
+  const std::size_t step = grid_threads();
+  // One 16-byte load per thread per step: a warp reads 512 consecutive bytes
+  // with one instruction, four times fewer loads than reading words.
+  for (std::size_t v = first; v < split.vectors; v += step) {
+    const uint4 data = vectors[v];
+    count_word(data.x, shared_bins);
+    count_word(data.y, shared_bins);
+    count_word(data.z, shared_bins);
+    count_word(data.w, shared_bins);
+  }
+  // The grid has at least 256 threads: enough for the 15 bytes at each end.
+  if (first < split.head) atomicAdd(&shared_bins[in[first]], 1u);
+  if (first < split.tail) atomicAdd(&shared_bins[in[split.head + split.vectors * kVectorBytes + first]], 1u);
+  // END HOLE
+}
+// END WALKTHROUGH: block-share
+
+}  // namespace
+
+// WALKTHROUGH: per-block
+__global__ void count_bytes_per_block(const std::uint8_t* in, std::size_t n, std::uint32_t* block_bins) {
+  // HOLE: 1. A __shared__ array of kBins counts; thread t sets count t to 0; __syncthreads().
+  // HOLE: 2. add_share_to_block_histogram(); __syncthreads() (every count must be final).
+  // HOLE: 3. Thread t writes count t to block_bins[blockIdx.x * kBins + t] (a plain store).
+  __shared__ std::uint32_t shared_bins[kBins];
+  shared_bins[threadIdx.x] = 0;
+  __syncthreads();
+  add_share_to_block_histogram(in, n, shared_bins);
+  __syncthreads();
+  block_bins[static_cast<std::size_t>(blockIdx.x) * kBins + threadIdx.x] = shared_bins[threadIdx.x];
+  // END HOLE
+}
+// END WALKTHROUGH: per-block
+
+// WALKTHROUGH: sum-blocks
+__global__ void sum_block_histograms(const std::uint32_t* block_bins, int blocks, std::uint32_t* bins) {
+  // HOLE: Thread k (one block of kBins threads) adds block_bins[b * kBins + k] over b < blocks
+  // HOLE: and writes the sum to bins[k]. At every b the 32 lanes of a warp read 32 neighbouring
+  // HOLE: counts: one 128-byte line per warp.
+  const int bin = static_cast<int>(threadIdx.x);
+  std::uint32_t total = 0;
+  // The loads are independent: unrolled, several are in flight at once.
+#pragma unroll 8
+  for (int b = 0; b < blocks; ++b) total += block_bins[static_cast<std::size_t>(b) * kBins + bin];
+  bins[bin] = total;
+  // END HOLE
+}
+// END WALKTHROUGH: sum-blocks
+
+// WALKTHROUGH: merged
+__global__ void count_bytes_merged(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  // HOLE: Steps 1 and 2 of count_bytes_per_block; then thread t adds count t to bins[t] with one
+  // HOLE: global atomicAdd, only when it is nonzero (an empty bin costs nothing).
+  __shared__ std::uint32_t shared_bins[kBins];
+  shared_bins[threadIdx.x] = 0;
+  __syncthreads();
+  add_share_to_block_histogram(in, n, shared_bins);
+  __syncthreads();
+  const std::uint32_t count = shared_bins[threadIdx.x];
+  // At most 256 global atomics per block, on 256 different addresses.
+  if (count > 0) atomicAdd(&bins[threadIdx.x], count);
+  // END HOLE
+}
+// END WALKTHROUGH: merged
+
+void launch_count_bytes_per_block(const std::uint8_t* in, std::size_t n, std::uint32_t* block_bins,
+                                  cudaStream_t stream) {
+  if (n == 0) return;
+  count_bytes_per_block<<<grid_blocks(n), kThreadsPerBlock, 0, stream>>>(in, n, block_bins);
+  CUDA_CHECK_LAUNCH("count_bytes_per_block");
+}
+
+void launch_sum_block_histograms(const std::uint32_t* block_bins, int blocks, std::uint32_t* bins,
+                                 cudaStream_t stream) {
+  sum_block_histograms<<<1, kBins, 0, stream>>>(block_bins, blocks, bins);
+  CUDA_CHECK_LAUNCH("sum_block_histograms");
+}
+
+void launch_count_bytes_merged(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                               cudaStream_t stream) {
+  if (n == 0) return;
+  count_bytes_merged<<<grid_blocks(n), kThreadsPerBlock, 0, stream>>>(in, n, bins);
+  CUDA_CHECK_LAUNCH("count_bytes_merged");
+}
+
+// WALKTHROUGH: two-phase
+void histogram_two_phase(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                         std::uint32_t* block_bins, cudaStream_t stream) {
+  check_arguments("histogram_two_phase", in, n, bins, "kBins = 256 counts");
+  if (block_bins == nullptr) {
+    throw std::invalid_argument(
+        "histogram_two_phase: block_bins is nullptr; pass a device array of kMaxGridBlocks * kBins counts");
+  }
+  // HOLE: Two launches on `stream`: launch_count_bytes_per_block() into block_bins, then
+  // HOLE: launch_sum_block_histograms() of the grid_blocks(n) histograms it wrote into bins.
+  // HOLE: For n = 0 the first launches nothing and the second, with 0 blocks, writes 256 zeros.
+  launch_count_bytes_per_block(in, n, block_bins, stream);
+  launch_sum_block_histograms(block_bins, grid_blocks(n), bins, stream);
+  // END HOLE
+}
+// END WALKTHROUGH: two-phase
+
+void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                              cudaStream_t stream) {
+  check_arguments("histogram_shared_atomics", in, n, bins, "kBins = 256 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kBins * sizeof(std::uint32_t), stream));
+  launch_count_bytes_merged(in, n, bins, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Part 3: contention
+
+// WALKTHROUGH: match-any
+__global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  // HOLE: As count_bytes_merged, with a different grid-stride loop over the vectors: every lane of
+  // HOLE: a warp must reach each __match_any_sync, so the loop runs over the warp's first vector,
+  // HOLE: warp_first = global_thread() - lane, which is the same in all 32 lanes:
+  // HOLE:   for (base = warp_first; base < split.vectors; base += grid_threads()) {
+  // HOLE:     v = base + lane; valid = __ballot_sync(kFullMask, v < split.vectors);
+  // HOLE:     if (v < split.vectors) { load vectors[v]; for each of its 16 bytes:
+  // HOLE:       peers = __match_any_sync(valid, byte); the lane leader_of(peers) adds
+  // HOLE:       __popc(peers) to the shared count of that byte; } }
+  // HOLE: The head and tail bytes as in part 2, one plain shared atomicAdd each (no match).
+  __shared__ std::uint32_t shared_bins[kBins];
+  shared_bins[threadIdx.x] = 0;
+  __syncthreads();
+  const VectorSplit split = split_for_vectors(in, n);
+  const uint4* vectors = reinterpret_cast<const uint4*>(in + split.head);
+  const int lane = lane_index();
+  const std::size_t step = grid_threads();
+  // base is the same in all 32 lanes, so the warp runs the loop as one: every
+  // lane reaches every vote, also a lane whose own vector is past the end.
+  for (std::size_t base = global_thread() - lane; base < split.vectors; base += step) {
+    const std::size_t v = base + lane;
+    const unsigned valid = __ballot_sync(kFullMask, v < split.vectors);
+    if (v < split.vectors) {
+      const uint4 data = vectors[v];
+      const std::uint32_t words[4] = {data.x, data.y, data.z, data.w};
+#pragma unroll
+      for (int k = 0; k < kVectorBytes; ++k) {
+        const int value = byte_of(words[k / 4], k % 4);
+        // The lanes (among the valid ones) holding this value; one of them counts for all.
+        const unsigned peers = __match_any_sync(valid, value);
+        if (lane == leader_of(peers))
+          atomicAdd(&shared_bins[value], static_cast<std::uint32_t>(__popc(peers)));
+      }
+    }
+  }
+  const std::size_t first = global_thread();
+  if (first < split.head) atomicAdd(&shared_bins[in[first]], 1u);
+  if (first < split.tail) atomicAdd(&shared_bins[in[split.head + split.vectors * kVectorBytes + first]], 1u);
+  __syncthreads();
+  const std::uint32_t count = shared_bins[threadIdx.x];
+  if (count > 0) atomicAdd(&bins[threadIdx.x], count);
+  // END HOLE
+}
+// END WALKTHROUGH: match-any
+
+// WALKTHROUGH: lane-slots
+__host__ __device__ int lane_copy_slot(int bin, int lane) {
+  // HOLE: The 32 copies of one bin side by side: bin * kLaneCopies + lane. Slot s lies in bank
+  // HOLE: s % 32 = lane, so the lanes of a warp never share a bank, whatever their bins.
+  // STUB: return 0;
+  return bin * kLaneCopies + lane;
+  // END HOLE
+}
+
+__host__ __device__ int merge_lane(int bin, int step) {
+  // HOLE: (bin + step) % kLaneCopies: at each step the threads of a warp (32 consecutive bins)
+  // HOLE: read 32 different lanes' copies, so 32 different banks; reading copy `step` in every
+  // HOLE: thread would put the whole warp in one bank.
+  // STUB: return 0;
+  return (bin + step) % kLaneCopies;
+  // END HOLE
+}
+// END WALKTHROUGH: lane-slots
+
+namespace {
+
+// A run of equal consecutive bytes seen by one thread: the bin and how many
+// bytes in a row fell into it. Only a change of value costs a shared atomic.
+struct Run {
+  int bin = 0;
+  std::uint32_t length = 0;
+};
+
+// Adds the run to this lane's copy of its bin (nothing for an empty run).
+[[maybe_unused]] __device__ void flush_run(const Run& run, std::uint32_t* copies, int lane) {
+  if (run.length > 0) atomicAdd(&copies[lane_copy_slot(run.bin, lane)], run.length);
+}
+
+// WALKTHROUGH: count-runs
+[[maybe_unused]] __device__ void count_word_in_runs(std::uint32_t word, Run& run, std::uint32_t* copies,
+                                                    int lane) {
+  // HOLE: The 4 bytes of the word in memory order (byte_of(word, 0) first). A byte equal to
+  // HOLE: run.bin only makes the run longer; another byte ends it: flush_run(), then a new run
+  // HOLE: of that byte, of length 1. First, the shortcut: when all 4 bytes equal run.bin (the
+  // HOLE: word equals run.bin * 0x01010101u) the run grows by 4 at once.
+  // One compare for four bytes: on input with long runs (one bin) this is the
+  // whole cost of a word.
+  if (word == static_cast<std::uint32_t>(run.bin) * 0x01010101u) {
+    run.length += 4;
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int value = byte_of(word, k);
+    if (value != run.bin) {
+      flush_run(run, copies, lane);
+      run.bin = value;
+      run.length = 0;
+    }
+    ++run.length;
+  }
+  // END HOLE
+}
+// END WALKTHROUGH: count-runs
+
+}  // namespace
+
+// Four blocks of 256 threads per SM on every GPU the workbook supports
+// (sm_75 has at most 1024 threads per SM): no more than 64 registers per thread.
+constexpr int kLaneCopiesMinBlocksPerSm = 4;
+
+// WALKTHROUGH: lane-copies
+__global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
+    count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  // HOLE: 1. __shared__ std::uint32_t copies[kLaneCopySlots]: every thread zeroes the slots
+  // HOLE:    threadIdx.x, threadIdx.x + kThreadsPerBlock, ... (neighbouring threads, neighbouring
+  // HOLE:    banks); __syncthreads().
+  // HOLE: 2. A Run in registers. Block b takes the chunks of kThreadsPerBlock * kVectorsPerThread
+  // HOLE:    vectors b, b + gridDim.x, ...; in a chunk, thread t first LOADS its vectors
+  // HOLE:    chunk_start + k * kThreadsPerBlock + t for k < kVectorsPerThread (those < split.vectors)
+  // HOLE:    into a uint4 array, then counts their words with count_word_in_runs().
+  // HOLE: 3. The head and tail bytes as in part 2, each with one atomicAdd of 1 to this lane's copy
+  // HOLE:    of its bin; then flush_run() the last run; __syncthreads().
+  // HOLE: 4. Thread k sums the 32 copies of bin k, copy merge_lane(k, step) at step 0 .. 31, and adds
+  // HOLE:    a nonzero sum to bins[k] with one global atomicAdd.
+  __shared__ std::uint32_t copies[kLaneCopySlots];
+  for (int slot = static_cast<int>(threadIdx.x); slot < kLaneCopySlots; slot += kThreadsPerBlock)
+    copies[slot] = 0;
+  __syncthreads();
+
+  const int lane = lane_index();
+  const VectorSplit split = split_for_vectors(in, n);
+  const uint4* vectors = reinterpret_cast<const uint4*>(in + split.head);
+  constexpr std::size_t kChunkVectors = static_cast<std::size_t>(kThreadsPerBlock) * kVectorsPerThread;
+  Run run;
+  for (std::size_t chunk_start = blockIdx.x * kChunkVectors; chunk_start < split.vectors;
+       chunk_start += gridDim.x * kChunkVectors) {
+    // All loads first, then the counting: each thread has 64 bytes in flight
+    // while the shared atomics of the previous chunk are still being served.
+    uint4 data[kVectorsPerThread];
+#pragma unroll
+    for (int k = 0; k < kVectorsPerThread; ++k) {
+      const std::size_t v = chunk_start + static_cast<std::size_t>(k) * kThreadsPerBlock + threadIdx.x;
+      data[k] = v < split.vectors ? vectors[v] : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < kVectorsPerThread; ++k) {
+      const std::size_t v = chunk_start + static_cast<std::size_t>(k) * kThreadsPerBlock + threadIdx.x;
+      if (v >= split.vectors) continue;  // a zero there is not a byte of the input
+      count_word_in_runs(data[k].x, run, copies, lane);
+      count_word_in_runs(data[k].y, run, copies, lane);
+      count_word_in_runs(data[k].z, run, copies, lane);
+      count_word_in_runs(data[k].w, run, copies, lane);
+    }
+  }
+  const std::size_t first = global_thread();
+  if (first < split.head) atomicAdd(&copies[lane_copy_slot(in[first], lane)], 1u);
+  if (first < split.tail) {
+    atomicAdd(&copies[lane_copy_slot(in[split.head + split.vectors * kVectorBytes + first], lane)], 1u);
+  }
+  flush_run(run, copies, lane);
+  __syncthreads();
+
+  // Thread k merges bin k. Its 32 copies lie in 32 banks; the skewed order
+  // makes the 32 threads of a warp read 32 different banks at every step.
+  const int bin = static_cast<int>(threadIdx.x);
+  std::uint32_t count = 0;
+#pragma unroll 8
+  for (int step = 0; step < kLaneCopies; ++step) count += copies[lane_copy_slot(bin, merge_lane(bin, step))];
+  if (count > 0) atomicAdd(&bins[bin], count);
+  // END HOLE
+}
+// END WALKTHROUGH: lane-copies
+
+void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                                  cudaStream_t stream) {
+  if (n == 0) return;
+  count_bytes_match_any<<<grid_blocks(n), kThreadsPerBlock, 0, stream>>>(in, n, bins);
+  CUDA_CHECK_LAUNCH("count_bytes_match_any");
+}
+
+void launch_count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
+                                    cudaStream_t stream) {
+  if (n == 0) return;
+  count_bytes_lane_copies<<<grid_blocks(n), kThreadsPerBlock, 0, stream>>>(in, n, bins);
+  CUDA_CHECK_LAUNCH("count_bytes_lane_copies");
+}
+
+void histogram_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t stream) {
+  check_arguments("histogram_match_any", in, n, bins, "kBins = 256 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kBins * sizeof(std::uint32_t), stream));
+  launch_count_bytes_match_any(in, n, bins, stream);
+}
+
+void histogram_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t stream) {
+  check_arguments("histogram_lane_copies", in, n, bins, "kBins = 256 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kBins * sizeof(std::uint32_t), stream));
+  launch_count_bytes_lane_copies(in, n, bins, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Part 4: an RGB image
+
+// WALKTHROUGH: rgb
+__host__ __device__ int rgb_bin(std::uint32_t pixel, int channel) {
+  // HOLE: The channel's byte is (pixel >> (8 * channel)) & 0xFF (red is the low byte: the first in
+  // HOLE: memory); its bin is channel * kBins + that byte.
+  // STUB: return 0;
+  return channel * kBins + static_cast<int>((pixel >> (8 * channel)) & 0xFFu);
+  // END HOLE
+}
+
+__global__ void count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins) {
+  // HOLE: 1. A __shared__ array of kRgbBins counts, zeroed by the block (3 counts per thread);
+  // HOLE:    __syncthreads().
+  // HOLE: 2. A grid-stride loop over the pixels: one 4-byte load per pixel, then a shared atomicAdd
+  // HOLE:    of 1 at rgb_bin(pixel, c) for c = 0, 1, 2. Alpha (the high byte) is never counted.
+  // HOLE: 3. __syncthreads(); each nonzero count k goes to bins[k] with one global atomicAdd.
+  __shared__ std::uint32_t shared_bins[kRgbBins];
+  for (int k = static_cast<int>(threadIdx.x); k < kRgbBins; k += kThreadsPerBlock) shared_bins[k] = 0;
+  __syncthreads();
+  const std::size_t step = grid_threads();
+  for (std::size_t p = global_thread(); p < pixel_count; p += step) {
+    // One load brings all four channels: a warp reads 128 consecutive bytes.
+    const std::uint32_t pixel = pixels[p];
+#pragma unroll
+    for (int channel = 0; channel < kRgbChannels; ++channel)
+      atomicAdd(&shared_bins[rgb_bin(pixel, channel)], 1u);
+  }
+  __syncthreads();
+  for (int k = static_cast<int>(threadIdx.x); k < kRgbBins; k += kThreadsPerBlock) {
+    if (shared_bins[k] > 0) atomicAdd(&bins[k], shared_bins[k]);
+  }
+  // END HOLE
+}
+// END WALKTHROUGH: rgb
+
+void launch_count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins,
+                      cudaStream_t stream) {
+  if (pixel_count == 0) return;
+  count_rgb<<<grid_blocks(pixel_count * sizeof(std::uint32_t)), kThreadsPerBlock, 0, stream>>>(
+      pixels, pixel_count, bins);
+  CUDA_CHECK_LAUNCH("count_rgb");
+}
+
+void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins,
+                   cudaStream_t stream) {
+  check_arguments("rgb_histogram", pixels, pixel_count, bins, "kRgbBins = 768 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kRgbBins * sizeof(std::uint32_t), stream));
+  launch_count_rgb(pixels, pixel_count, bins, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Part 5: many bins
+
+// WALKTHROUGH: wide
+__global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
+  // HOLE: 65536 counts (256 KiB) do not fit in shared memory: count in global memory, aggregated
+  // HOLE: in the warp. With lane, warp_first = global_thread() - lane and step = grid_threads(),
+  // HOLE: the rounds start at base = warp_first, warp_first + step * kWideItemsPerThread, ...
+  // HOLE: while base < n. In a round, item k of a lane is element i = base + k * step + lane:
+  // HOLE: 1. load every item first (values[k] = in[i] when i < n);
+  // HOLE: 2. then for each k: valid = __ballot_sync(kFullMask, i < n); a lane with i < n takes
+  // HOLE:    peers = __match_any_sync(valid, values[k]), and its leader_of(peers) adds __popc(peers)
+  // HOLE:    to bins[values[k]] with one global atomicAdd.
+  const int lane = lane_index();
+  const std::size_t step = grid_threads();
+  const std::size_t round = step * kWideItemsPerThread;
+  for (std::size_t base = global_thread() - lane; base < n; base += round) {
+    unsigned values[kWideItemsPerThread];
+    // All loads of the round first: each thread keeps kWideItemsPerThread of
+    // them in flight instead of waiting for one load per atomic.
+#pragma unroll
+    for (int k = 0; k < kWideItemsPerThread; ++k) {
+      const std::size_t i = base + static_cast<std::size_t>(k) * step + lane;
+      values[k] = i < n ? in[i] : 0u;
+    }
+#pragma unroll
+    for (int k = 0; k < kWideItemsPerThread; ++k) {
+      const std::size_t i = base + static_cast<std::size_t>(k) * step + lane;
+      const unsigned valid = __ballot_sync(kFullMask, i < n);
+      if (i < n) {
+        const unsigned peers = __match_any_sync(valid, values[k]);
+        // Equal values in a warp become one atomic in L2: a hot bin is hit
+        // once per warp instead of 32 times.
+        if (lane == leader_of(peers)) atomicAdd(&bins[values[k]], static_cast<std::uint32_t>(__popc(peers)));
+      }
+    }
+  }
+  // END HOLE
+}
+// END WALKTHROUGH: wide
+
+void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,
+                                 cudaStream_t stream) {
+  if (n == 0) return;
+  const std::size_t per_block = static_cast<std::size_t>(kThreadsPerBlock) * kWideItemsPerThread;
+  count_wide_match_any<<<resident_grid((n + per_block - 1) / per_block), kThreadsPerBlock, 0, stream>>>(in, n,
+                                                                                                        bins);
+  CUDA_CHECK_LAUNCH("count_wide_match_any");
+}
+
+void wide_histogram(const std::uint16_t* in, std::size_t n, std::uint32_t* bins, cudaStream_t stream) {
+  check_arguments("wide_histogram", in, n, bins, "kWideBins = 65536 counts");
+  CUDA_CHECK(cudaMemsetAsync(bins, 0, kWideBins * sizeof(std::uint32_t), stream));
+  launch_count_wide_match_any(in, n, bins, stream);
+}
+
+}  // namespace histogram
