@@ -6,8 +6,9 @@
 //      one bin (255). One row per method: the lab's global atomics, two
 //      phases (and each phase alone), per-block histograms merged with
 //      atomics, __match_any_sync aggregation, three variants written here
-//      (a copy of the histogram per warp; a copy per lane without runs; runs
-//      with one copy), the lab's lane copies with runs, and
+//      (a copy of the histogram per warp; run-length counting into one copy;
+//      run-length counting into the lane copies), the lab's lane copies
+//      (histogram_lane_copies, one shared atomic per byte), and
 //      cub::DeviceHistogram::HistogramEven; ms, GB/s of input and % of CUB.
 //      The speed of light is n bytes read at the copy bandwidth.
 //   2. The RGB histogram of 2^28 RGBA pixels (the same 1 GiB), uniform and
@@ -150,27 +151,9 @@ __global__ void count_warp_copies(const std::uint8_t* in, std::size_t n, std::ui
   if (count > 0) atomicAdd(&bins[threadIdx.x], count);
 }
 
-// One copy per lane (slot bin * 32 + lane, as the lab's), every byte its own atomic.
-__global__ void count_lane_copies_without_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  __shared__ std::uint32_t copies[histogram::kLaneCopySlots];
-  for (int k = static_cast<int>(threadIdx.x); k < histogram::kLaneCopySlots; k += kThreadsPerBlock)
-    copies[k] = 0;
-  __syncthreads();
-  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  walk_bytes(
-      in, n,
-      [&](std::uint32_t word) {
-        for (int k = 0; k < 4; ++k) atomicAdd(&copies[byte_of(word, k) * kWarpSize + lane], 1u);
-      },
-      [&](int byte) { atomicAdd(&copies[byte * kWarpSize + lane], 1u); });
-  __syncthreads();
-  const int bin = static_cast<int>(threadIdx.x);
-  std::uint32_t count = 0;
-  for (int step = 0; step < kWarpSize; ++step) count += copies[bin * kWarpSize + (bin + step) % kWarpSize];
-  if (count > 0) atomicAdd(&bins[bin], count);
-}
-
-// Runs of equal bytes per thread, as the lab's, into one shared histogram.
+// Runs of equal consecutive bytes per thread, into one shared histogram: a
+// thread keeps a bin and a length in registers and adds a whole run with one
+// atomic when the value changes; four equal bytes of a word cost one compare.
 __global__ void count_runs_one_copy(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
@@ -198,6 +181,47 @@ __global__ void count_runs_one_copy(const std::uint8_t* in, std::size_t n, std::
   if (run_length > 0) atomicAdd(&shared_bins[run_bin], run_length);
   __syncthreads();
   if (shared_bins[threadIdx.x] > 0) atomicAdd(&bins[threadIdx.x], shared_bins[threadIdx.x]);
+}
+
+// The lab's reference before it dropped the runs: the lane copies (slot bin *
+// 32 + lane, as lane_copy_slot) with runs of equal bytes per thread, as in
+// count_runs_one_copy. The run survives from one word to the next, so on one
+// bin a thread makes one shared atomic in the whole kernel.
+__global__ void count_lane_copies_with_runs(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
+  __shared__ std::uint32_t copies[histogram::kLaneCopySlots];
+  for (int k = static_cast<int>(threadIdx.x); k < histogram::kLaneCopySlots; k += kThreadsPerBlock)
+    copies[k] = 0;
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  int run_bin = 0;
+  std::uint32_t run_length = 0;
+  const auto flush = [&]() {
+    if (run_length > 0) atomicAdd(&copies[run_bin * kWarpSize + lane], run_length);
+  };
+  walk_bytes(
+      in, n,
+      [&](std::uint32_t word) {
+        if (word == static_cast<std::uint32_t>(run_bin) * 0x01010101u) {
+          run_length += 4;
+          return;
+        }
+        for (int k = 0; k < 4; ++k) {
+          const int value = byte_of(word, k);
+          if (value != run_bin) {
+            flush();
+            run_bin = value;
+            run_length = 0;
+          }
+          ++run_length;
+        }
+      },
+      [&](int byte) { atomicAdd(&copies[byte * kWarpSize + lane], 1u); });
+  flush();
+  __syncthreads();
+  const int bin = static_cast<int>(threadIdx.x);
+  std::uint32_t count = 0;
+  for (int step = 0; step < kWarpSize; ++step) count += copies[bin * kWarpSize + (bin + step) % kWarpSize];
+  if (count > 0) atomicAdd(&bins[bin], count);
 }
 
 // ---- 65536 bins: the two alternatives to the lab's wide_histogram() ----
@@ -337,19 +361,19 @@ int main() {
            count_warp_copies<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
            CUDA_CHECK_LAUNCH("count_warp_copies");
          }},
-        {"a copy per lane, no runs (written here)",
-         [&](cudaStream_t s) {
-           zero_bins(s, kBins);
-           count_lane_copies_without_runs<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
-           CUDA_CHECK_LAUNCH("count_lane_copies_without_runs");
-         }},
         {"runs, one copy (written here)",
          [&](cudaStream_t s) {
            zero_bins(s, kBins);
            count_runs_one_copy<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
            CUDA_CHECK_LAUNCH("count_runs_one_copy");
          }},
-        {"lane copies + runs: histogram_lane_copies()",
+        {"lane copies + runs (written here)",
+         [&](cudaStream_t s) {
+           zero_bins(s, kBins);
+           count_lane_copies_with_runs<<<blocks, kThreadsPerBlock, 0, s>>>(bytes, n, out);
+           CUDA_CHECK_LAUNCH("count_lane_copies_with_runs");
+         }},
+        {"lane copies: histogram_lane_copies()",
          [&](cudaStream_t s) { histogram::histogram_lane_copies(bytes, n, out, s); }},
     };
     const Kind kinds[] = {Kind::uniform, Kind::four_bins_one_bank, Kind::one_bin};

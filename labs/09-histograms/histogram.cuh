@@ -14,8 +14,8 @@
 ///      by a second kernel, or merged with one global atomicAdd per bin per block;
 ///   3. against contention (every byte in one bin): __match_any_sync
 ///      aggregation inside a warp, and the reference's design, one copy of the
-///      histogram per lane in shared memory plus run-length counting of equal
-///      consecutive bytes in each thread;
+///      histogram per lane in shared memory, laid out so that the 32 lanes of
+///      a warp never share a bank;
 ///   4. the three 256-bin histograms of an RGBA image, one pixel (4 bytes) per load;
 ///   5. 65536 bins of 16-bit values, too many for shared memory: global atomics
 ///      aggregated in the warp.
@@ -288,11 +288,10 @@ __host__ __device__ int merge_lane(int bin, int step);
 /// @brief The reference's fast 256-bin histogram. Each block keeps
 /// kLaneCopies copies of the histogram in shared memory (lane l of every
 /// warp adds to copy l, at lane_copy_slot()); each thread loads
-/// kVectorsPerThread vectors at a time and counts runs of equal consecutive
-/// bytes in registers, adding a whole run with one shared atomicAdd when the
-/// value changes; at the end the block sums the copies of each bin (in the
-/// order of merge_lane()) and adds every nonzero bin to bins[k] with one
-/// global atomicAdd.
+/// kVectorsPerThread vectors at a time, then counts each of their bytes with
+/// one shared atomicAdd into its lane's copy; at the end the block sums the
+/// copies of each bin (in the order of merge_lane()) and adds every nonzero
+/// bin to bins[k] with one global atomicAdd.
 /// @param[in] in Device array of n bytes (any alignment).
 /// @param[in] n Number of bytes.
 /// @param[in,out] bins Device array of kBins counts, added to.
