@@ -74,6 +74,9 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--solutions") {
       no_value();
       options.solutions = true;
+    } else if (name == "--sandbox") {
+      no_value();
+      options.sandbox = true;
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
@@ -129,6 +132,10 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
                       initcheck; default all, or e.g. --sanitize=memcheck,racecheck):
                       a finding fails the test it happened in; speed tests are
                       skipped; time limits stretch with each tool's slowdown
+--sandbox             run each test program in a bubblewrap sandbox: the system
+                      read-only, only its own results folder writable, a private
+                      /tmp, no network, its own PID namespace, limits on memory,
+                      file size and CPU time (not yet the default: see grader/README.md)
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)

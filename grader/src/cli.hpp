@@ -27,6 +27,7 @@ struct Options {
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
   std::vector<std::string> sanitize;                  ///< --sanitize: the tools; empty: no sanitizer run.
+  bool sandbox = false;                               ///< --sandbox: each test program in bubblewrap.
   std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
 };
 

@@ -10,6 +10,7 @@
 
 #include "glob.hpp"
 #include "process.hpp"
+#include "sandbox.hpp"
 
 namespace workbook::grader {
 namespace {
@@ -168,12 +169,33 @@ struct Attempt {
   bool progressed = false;    // It wrote some start or end record.
 };
 
+/// The command for the lab's test program with @p args: under the wrapper (a
+/// sanitizer) when there is one, and in the sandbox when asked, which then
+/// sees the program, the rubric and the wrapper read-only and writes only the
+/// lab's work folder.
+void set_command(const RunOptions& options, const std::vector<std::string>& args, ProcessSpec& spec) {
+  spec.argv.clear();
+  if (options.sandbox) {
+    SandboxPaths paths;
+    paths.read_only = {options.binary};
+    if (!options.rubric_path.empty()) paths.read_only.push_back(options.rubric_path);
+    if (!options.wrapper.empty() && options.wrapper.front().rfind('/', 0) == 0)
+      paths.read_only.push_back(options.wrapper.front());
+    paths.writable = {options.work_dir};
+    spec.argv = sandbox_command(paths);
+    spec.limits = sandbox_limits();
+  }
+  spec.argv.insert(spec.argv.end(), options.wrapper.begin(), options.wrapper.end());
+  spec.argv.push_back(options.binary);
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+}
+
 /// Stage 1: what tests are there? Empty, with run->error set, when the
 /// program cannot say.
 std::vector<std::string> list_tests(const RunOptions& options, const Env& env, Clock::time_point deadline,
                                     LabRun* run) {
   ProcessSpec list;
-  list.argv = {options.binary, "--gtest_list_tests"};
+  set_command(options, {"--gtest_list_tests"}, list);
   list.env = env;
   list.env.emplace_back("WORKBOOK_RESULTS", "");  // Listing reports nothing.
   list.stdout_path = options.work_dir + "/list.out";
@@ -245,13 +267,13 @@ Attempt run_attempt(const RunOptions& options, const Env& env, int attempt_index
   const std::vector<std::string> remaining = tests.remaining();
   const std::string tag = std::to_string(attempt_index + 1);
   ProcessSpec spec;
-  spec.argv = options.wrapper;
-  spec.argv.push_back(options.binary);
+  std::vector<std::string> args;
   // The first run takes the program's own order; resumes, and runs of chosen
   // tests, name exactly what is left.
   if (attempt_index > 0 || options.select)
-    spec.argv.push_back("--gtest_filter=" + make_gtest_filter(remaining, tests.all_listed));
-  spec.argv.push_back("--gtest_color=no");
+    args.push_back("--gtest_filter=" + make_gtest_filter(remaining, tests.all_listed));
+  args.push_back("--gtest_color=no");
+  set_command(options, args, spec);
   spec.env = env;
   const std::string results_path = options.work_dir + "/results-" + tag + ".jsonl";
   spec.env.emplace_back("WORKBOOK_RESULTS", results_path);
@@ -336,7 +358,9 @@ void on_test_overran(const Attempt& attempt, LabTests& tests, LabRun* run) {
 /// false when resuming would loop forever (it ran nothing at all).
 bool on_program_end(const Attempt& attempt, LabTests& tests, LabRun* run) {
   const ProcessOutcome& outcome = attempt.outcome;
-  const std::string how = describe_outcome(outcome);
+  std::string how = describe_outcome(outcome);
+  if (outcome.end == ProcessOutcome::End::signaled && !describe_limit_signal(outcome.signal).empty())
+    how += ": it went over " + describe_limit_signal(outcome.signal);
   const bool clean_exit = outcome.end == ProcessOutcome::End::exited &&
                           (outcome.exit_code == 0 || outcome.exit_code == 1);  // 1: some test failed.
   const std::string tail =

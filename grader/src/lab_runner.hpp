@@ -88,7 +88,8 @@ struct RunOptions {
   std::function<bool(const std::string&)> select;
   /// When set, each test select() leaves out is reported skipped with this
   /// message; when empty, it is left out of the results.
-  std::string unselected_message;
+  std::string unselected_message;  /// Run the program in the sandbox (sandbox.hpp), with its resource limits.
+  bool sandbox = false;
 };
 
 /// @brief Runs a lab: lists its tests, runs them in a child process, stops

@@ -25,6 +25,7 @@
 #include "process.hpp"
 #include "report.hpp"
 #include "rubric.hpp"
+#include "sandbox.hpp"
 #include "sanitizer.hpp"
 #include "scoring.hpp"
 #include "source_checks.hpp"
@@ -262,6 +263,9 @@ int grade(const std::vector<std::string>& args) {
     check_gradebook(options.csv_path, ids);  // Before any GPU time is spent.
   }
 
+  if (options.sandbox && !sandbox_unavailable_reason().empty())
+    throw GraderError("--sandbox: " + sandbox_unavailable_reason());
+
   GradeReport report;
   report.gpu = describe_gpu();
   report.seed = options.seed ? std::to_string(*options.seed) : "default";
@@ -280,6 +284,7 @@ int grade(const std::vector<std::string>& args) {
     run_options.rubric_path = rubric_path;
     run_options.seed = options.seed;
     run_options.limits = make_time_limits(lab_rubric, options.timeout_scale);
+    run_options.sandbox = options.sandbox;
     run_options.work_dir = report.log_dir + "/" + labs[i].id;
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -268,6 +269,23 @@ std::string describe_bytes(std::uint64_t bytes) {
   return text;
 }
 
+namespace {
+
+// In the child after fork(): setrlimit is a plain system call, safe there.
+void apply_limit(int resource, std::uint64_t value) {
+  if (value == 0) return;
+  const rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
+  ::setrlimit(resource, &limit);
+}
+
+void apply_limits(const ResourceLimits& limits) {
+  apply_limit(RLIMIT_DATA, limits.data_bytes);
+  apply_limit(RLIMIT_FSIZE, limits.file_bytes);
+  apply_limit(RLIMIT_CPU, limits.cpu_seconds);
+}
+
+}  // namespace
+
 ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
                            const StopCheck& should_stop) {
   ProcessOutcome outcome;
@@ -304,6 +322,7 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
     ::dup2(output.stdout_fd(), STDOUT_FILENO);
     ::dup2(output.stderr_fd(), STDERR_FILENO);
+    apply_limits(spec.limits);
     ::execve(argv[0], argv.data(), envp.data());
     const int error = errno;
     ssize_t ignored = ::write(status_pipe[1], &error, sizeof error);

@@ -67,12 +67,21 @@ class CappedLog {
 /// @return The text.
 std::string describe_bytes(std::uint64_t bytes);
 
+/// @brief Resource limits set in the child before it starts (setrlimit); 0
+/// leaves a limit as the grader's own.
+struct ResourceLimits {
+  std::uint64_t data_bytes = 0;   ///< RLIMIT_DATA: host memory it may allocate.
+  std::uint64_t file_bytes = 0;   ///< RLIMIT_FSIZE: largest file it may write (then SIGXFSZ).
+  std::uint64_t cpu_seconds = 0;  ///< RLIMIT_CPU: CPU time (then SIGXCPU).
+};
+
 /// @brief What to run.
 struct ProcessSpec {
   std::vector<std::string> argv;                         ///< argv[0] is the program path.
   std::vector<std::pair<std::string, std::string>> env;  ///< Set on top of the grader's environment.
   std::string stdout_path;  ///< File for stdout (appended; at most 2 x kKeptOutputBytes of it kept).
   std::string stderr_path;  ///< File for stderr (likewise); may equal stdout_path (one stream, one cap).
+  ResourceLimits limits;    ///< Set in the child before exec.
 };
 
 /// @brief How a child process ended.

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "sandbox.hpp"
 #include "workbook/device.hpp"
 
 namespace {
@@ -505,6 +506,48 @@ TEST_F(GraderEndToEnd, SanitizeModeFailsTheTestWithAFindingAndSkipsSpeed) {
   EXPECT_EQ(run.out.find("racecheck"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("skipped: speed is not measured in sanitizer mode"), std::string::npos) << run.out;
   ::unsetenv("WORKBOOK_COMPUTE_SANITIZER");
+}
+
+// --sandbox: a test that reads a file beside the lab (another student's, the
+// instructor's) cannot see it, and one that writes there writes into the
+// sandbox's private /tmp, which vanishes; the results still come back. Without --sandbox the same tests
+// succeed, so the test can fail.
+TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
+  const std::string unavailable = workbook::grader::sandbox_unavailable_reason();
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  write_file(dir_ / "secret.txt", "the instructor's secret seed\n");
+  const std::string spec = "Good.A=read:" + (dir_ / "secret.txt").string() +
+                           ",Good.B=write:" + (dir_ / "planted.txt").string() + ",GoodSpeed.Fast=speed:0.9";
+  ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
+
+  GraderRun run = grade(manifest_arg() + " good --color never");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir_ / "planted.txt")) << "without the sandbox the test should have written it";
+  fs::remove(dir_ / "planted.txt");
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().filename().string().rfind("workbook-grade-", 0) == 0) fs::remove_all(entry.path());
+  }
+
+  run = grade(manifest_arg() + " good --sandbox --color never");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
+  EXPECT_EQ(run.out.find("the instructor's secret seed"), std::string::npos) << run.out;
+  EXPECT_FALSE(fs::exists(dir_ / "planted.txt")) << "the sandbox let a test write beside the lab";
+  EXPECT_NE(run.out.find("could not read " + (dir_ / "secret.txt").string()), std::string::npos) << run.out;
+  // The write went to the sandbox's private /tmp, gone with it; the speed
+  // test's result still came back through the one writable folder.
+  EXPECT_NE(run.out.find("03-good  2/3"), std::string::npos) << run.out;
+}
+
+TEST_F(GraderEndToEnd, SandboxRefusesToGradeWhenItCannotRun) {
+  ::setenv("WORKBOOK_SANDBOX_TOOL", "/nonexistent/bwrap", 1);
+  const GraderRun run = grade(manifest_arg() + " good --sandbox --color never");
+  ::unsetenv("WORKBOOK_SANDBOX_TOOL");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("--sandbox: the sandbox needs bubblewrap (bwrap), which is not installed"),
+            std::string::npos)
+      << run.err;
 }
 
 TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {

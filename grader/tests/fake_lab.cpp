@@ -19,6 +19,9 @@
 //                          lab does after the CUDA context is lost
 //   exit                   exit(0) in the middle of the test
 //   speed:<ratio>          pass and report a speed of <ratio> x 1000 GB/s
+//   read:<path>            print the file's first line ("read: <line>") and
+//                          pass, or fail when it cannot be opened
+//   write:<path>           create the file and pass, or fail when it cannot
 //   finding:<tool>         pass, and when run under the fake sanitizer as
 //                          <tool> (FAKE_SANITIZER_TOOL), print a finding in
 //                          compute-sanitizer's format
@@ -187,6 +190,22 @@ int main(int argc, char** argv) {
     } else if (behaviour == "skip") {
       end["status"] = "skipped";
       end["message"] = "fake_lab.cpp:2: Skipped\nneeds a feature this GPU lacks";
+    } else if (behaviour.rfind("read:", 0) == 0) {
+      std::ifstream file(behaviour.substr(5));
+      std::string line;
+      if (file && std::getline(file, line)) {
+        std::cout << "read: " << line << std::endl;
+      } else {
+        end["status"] = "failed";
+        end["message"] = "could not read " + behaviour.substr(5);
+      }
+    } else if (behaviour.rfind("write:", 0) == 0) {
+      std::ofstream file(behaviour.substr(6));
+      file << "planted by a test\n";
+      if (!file) {
+        end["status"] = "failed";
+        end["message"] = "could not write " + behaviour.substr(6);
+      }
     } else if (behaviour.rfind("finding:", 0) == 0) {
       const char* tool = std::getenv("FAKE_SANITIZER_TOOL");
       if (tool != nullptr && behaviour.substr(8) == tool) {

@@ -1,0 +1,63 @@
+// Tests of the sandbox's pieces that need no GPU: the bwrap command line and
+// the resource limits a child process starts with.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "process.hpp"
+#include "sandbox.hpp"
+
+namespace workbook::grader {
+namespace {
+
+bool has_sequence(const std::vector<std::string>& argv, const std::vector<std::string>& sequence) {
+  return std::search(argv.begin(), argv.end(), sequence.begin(), sequence.end()) != argv.end();
+}
+
+TEST(Sandbox, CommandShowsOnlyWhatTheRunNeeds) {
+  ::setenv("WORKBOOK_SANDBOX_TOOL", "/bin/true", 1);  // Any executable: the command is only built.
+  const std::vector<std::string> argv =
+      sandbox_command({{"/tmp/build/lab02_tests", "/tmp/rubric.json"}, {"/tmp/logs/02"}});
+  ::unsetenv("WORKBOOK_SANDBOX_TOOL");
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv.front(), "/bin/true");
+  EXPECT_EQ(argv.back(), "--");
+  for (const char* option : {"--unshare-pid", "--unshare-net", "--die-with-parent"})
+    EXPECT_NE(std::find(argv.begin(), argv.end(), option), argv.end()) << option;
+  EXPECT_TRUE(has_sequence(argv, {"--ro-bind-try", "/usr", "/usr"}));
+  EXPECT_TRUE(has_sequence(argv, {"--tmpfs", "/tmp"}));
+  EXPECT_TRUE(has_sequence(argv, {"--ro-bind", "/tmp/rubric.json", "/tmp/rubric.json"}));
+  EXPECT_TRUE(has_sequence(argv, {"--bind", "/tmp/logs/02", "/tmp/logs/02"}));
+  // The private /tmp comes before the binds that lie inside it.
+  const auto tmpfs = std::find(argv.begin(), argv.end(), "--tmpfs");
+  const auto bind = std::find(argv.begin(), argv.end(), "--bind");
+  EXPECT_LT(tmpfs, bind);
+  // Nothing else of the machine: no home folders, no whole root.
+  EXPECT_FALSE(has_sequence(argv, {"--ro-bind", "/", "/"}));
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "/home"), argv.end());
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "/root"), argv.end());
+}
+
+TEST(Sandbox, FileSizeLimitStopsTheChildWithSigxfsz) {
+  const std::string dir = ::testing::TempDir() + "/sandbox-limits";
+  std::filesystem::create_directories(dir);
+  ProcessSpec spec;
+  spec.argv = {"/bin/dd", "if=/dev/zero", "of=" + dir + "/big", "bs=4096", "count=16"};
+  spec.stdout_path = dir + "/out.log";
+  spec.stderr_path = spec.stdout_path;
+  spec.limits.file_bytes = 4096;
+  const ProcessOutcome outcome = run_process(spec, Clock::now() + std::chrono::seconds(20), {});
+  EXPECT_EQ(outcome.end, ProcessOutcome::End::signaled) << describe_outcome(outcome);
+  EXPECT_EQ(outcome.signal, SIGXFSZ);
+  EXPECT_LE(std::filesystem::file_size(dir + "/big"), 4096u);
+  EXPECT_EQ(describe_limit_signal(SIGXFSZ), "the sandbox's limit on the size of a file (1024 MiB)");
+  EXPECT_EQ(describe_limit_signal(SIGSEGV), "");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace workbook::grader
