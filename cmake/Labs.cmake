@@ -13,6 +13,10 @@ get_filename_component(WORKBOOK_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 # (./workbook grade --submission) laid out as labs/<folder>/<base>.cu. Only the
 # student files come from there: contracts, tests, harness and rubric are this tree's.
 set(WORKBOOK_STUDENT_ROOT "${WORKBOOK_ROOT}" CACHE PATH "The tree whose labs/<folder>/<base>.cu are the student files")
+# Instructor mode (./workbook grade --submission) compiles the student files in
+# a sandbox: tools/sandboxed_compile.sh, as the compiler launcher of the
+# labNN_student targets.
+option(WORKBOOK_SANDBOX_COMPILE "Compile the student files in a bubblewrap sandbox" OFF)
 
 # How ctest runs a lab's correctness tests. On a machine with a GPU: in
 # WORKBOOK_TEST_SHARDS processes per lab (GoogleTest's sharding), so that the
@@ -72,6 +76,10 @@ function(workbook_add_lab folder base)
 
   foreach(variant ${variants})
     add_library(${prefix}_${variant} STATIC ${source_${variant}})
+    if(variant STREQUAL "student" AND WORKBOOK_SANDBOX_COMPILE)
+      set_target_properties(${prefix}_${variant} PROPERTIES CUDA_COMPILER_LAUNCHER
+        "${WORKBOOK_ROOT}/tools/sandboxed_compile.sh;${WORKBOOK_ROOT};${CMAKE_BINARY_DIR}")
+    endif()
     target_include_directories(${prefix}_${variant} PUBLIC ${lab_dir})
     target_link_libraries(${prefix}_${variant} PUBLIC workbook::common)
     if(variant STREQUAL "solution")

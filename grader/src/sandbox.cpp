@@ -54,7 +54,7 @@ std::vector<std::string> sandbox_command(const SandboxPaths& paths) {
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev"});
   for (const std::string& node : gpu_device_nodes()) argv.insert(argv.end(), {"--dev-bind", node, node});
   // A private /tmp first: the binds below may lie inside it.
-  argv.insert(argv.end(), {"--tmpfs", "/tmp"});
+  argv.insert(argv.end(), {"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"});
   for (const std::string& path : paths.read_only) {
     std::error_code error;
     const std::filesystem::path real = std::filesystem::canonical(path, error);

@@ -53,8 +53,36 @@ WORKBOOK_BUILD_DIR="$build" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook"
 [[ -e "$stage/labs/02-abc/abc.cuh" ]] && fail "a stray file beside a staged student file was left there"
 [[ -n "$before" ]] || fail "no staged lab 02 file"
 
+# The student files are compiled in a sandbox: an #include of a file outside
+# the instructor's labs/ and common/ fails, and its text never reaches the log
+# (the file holds an #error that would print it).
+secret="$work/secret/answers.h"
+mkdir -p "$work/secret" "$work/sneaky/labs/02-abc"
+echo '#error "the instructor secret answers"' >"$secret"
+{
+  echo "#include \"$secret\""
+  cat "$ROOT/solutions/02-abc/abc.cu"
+} >"$work/sneaky/labs/02-abc/abc.cu"
+if "$ROOT/tools/sandboxed_compile.sh" --probe; then
+  WORKBOOK_BUILD_DIR="$work/build-sneaky" WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook" grade \
+    --submission "$work/sneaky" >"$work/sneaky.log" 2>&1 && fail "a file including $secret compiled"
+  grep -q "instructor secret answers" "$work/sneaky.log" && fail "the compiler read a file outside the sandbox"
+  grep -q "answers.h: No such file or directory" "$work/sneaky.log" ||
+    fail "no 'No such file' for the hidden include: $(tail -5 "$work/sneaky.log")"
+else
+  echo "no bubblewrap sandbox here: only the refusal is checked"
+fi
+# Where no sandbox can be made, instructor mode refuses unless told --allow-unsandboxed.
+(
+  unset WORKBOOK_ALLOW_UNSANDBOXED
+  WORKBOOK_SANDBOX_TOOL=/nonexistent/bwrap WORKBOOK_NO_INSTALL=1 WORKBOOK_BUILD_DIR="$work/build-refused" \
+    WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook" grade --submission "$sub" >"$work/refused.log" 2>&1
+) && fail "instructor mode graded without a sandbox and without --allow-unsandboxed"
+expect_in "$work/refused.log" "compiled in a bubblewrap sandbox, and none can be made here" "the refusal"
+expect_in "$work/refused.log" "./workbook grade --allow-unsandboxed --submission DIR" "the refusal"
+
 # The instructor's own tree is refused as a submission, and so is a missing folder.
 "$ROOT/workbook" grade --submission "$work/nowhere" >"$work/missing.log" 2>&1 && fail "a missing folder was accepted"
 grep -q "no such folder" "$work/missing.log" || fail "no message for a missing folder: $(cat "$work/missing.log")"
 
-finish "grade --submission: only the student files staged, the rest listed, built against the instructor's contract"
+finish "grade --submission: only the student files staged, the rest listed, built against the instructor's contract in a sandbox"
