@@ -8,6 +8,8 @@
 #   tools/sanitizer_demo.sh [LOG_DIR]      (default: sanitizer-demo-logs/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Grading a submission compiles it in a sandbox; without bubblewrap, grade anyway.
+tools/sandboxed_compile.sh --probe || export WORKBOOK_ALLOW_UNSANDBOXED=1
 logs="$(mkdir -p "${1:-sanitizer-demo-logs}" && cd "${1:-sanitizer-demo-logs}" && pwd)"
 sub="$logs/submission"
 mkdir -p "$sub/labs/02-abc"
