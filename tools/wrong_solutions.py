@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The grader grades itself: wrong solutions must lose their points.
+
+Each wrong solution (tools/wrong_solutions/mutations.json) is a lab's
+reference with one mistake: a missing bounds check or barrier, an off-by-one,
+output left untouched, a hang, a yardstick call. `run` grades each one as a
+submission (instructor mode, only that lab) and checks that it scores less
+than the maximum, or is refused; the references must keep full marks and the
+untouched skeletons must score 0 (./workbook grade --solutions and
+./workbook grade, run beside it by tools/gpu_checks.sh).
+
+  tools/wrong_solutions.py check [--compile]   every mutation applies (and compiles; no GPU needed)
+  tools/wrong_solutions.py run [LAB...]    grade them (needs a GPU; minutes per lab)
+  tools/wrong_solutions.py list            what each wrong solution gets wrong
+
+`run` exits 77 without a GPU (ctest reports it skipped, with the reason), and
+without WORKBOOK_SLOW_TESTS=1 when started by ctest (it takes many minutes).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTATIONS = ROOT / "tools" / "wrong_solutions" / "mutations.json"
+SKIP = 77
+
+
+def labs_in_cmake():
+    """Lab folder -> base name, from the workbook_add_lab lines."""
+    labs = {}
+    for line in (ROOT / "CMakeLists.txt").read_text().splitlines():
+        match = re.match(r"\s*workbook_add_lab\((\S+) (\S+)\)", line)
+        if match:
+            labs[match.group(1)] = match.group(2)
+    return labs
+
+
+def load():
+    data = json.loads(MUTATIONS.read_text())
+    return {lab: items for lab, items in data.items() if not lab.startswith("_")}
+
+
+def mutated(lab, base, mutation):
+    """The reference of `lab` with `mutation` applied; raises ValueError when it does not apply."""
+    source = (ROOT / "solutions" / lab / f"{base}.cu").read_text()
+    count = source.count(mutation["find"])
+    if count != 1:
+        raise ValueError(f"{lab}: '{mutation['name']}': its text occurs {count} times in "
+                         f"solutions/{lab}/{base}.cu (it must occur once): update {MUTATIONS.relative_to(ROOT)}")
+    return source.replace(mutation["find"], mutation["replace"], 1)
+
+
+def compiles(lab, source, work):
+    """'' when `source` compiles as lab's student file (nvcc -c), else the compiler's first lines."""
+    path = work / f"{lab}.cu"
+    path.write_text(source)
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    command = [nvcc, "-std=c++17", "-arch=sm_75", "-c", str(path), "-o", str(work / f"{lab}.o"),
+               f"-I{ROOT / 'labs' / lab}", f"-I{ROOT / 'common' / 'include'}"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    return "" if done.returncode == 0 else "\n".join((done.stdout + done.stderr).splitlines()[:6])
+
+
+def check(compile_them=False):
+    labs = labs_in_cmake()
+    mutations = load()
+    problems = []
+    for lab in labs:
+        if lab not in mutations:
+            problems.append(f"{lab}: no wrong solutions in {MUTATIONS.relative_to(ROOT)}")
+    count = 0
+    for lab, items in mutations.items():
+        if lab not in labs:
+            problems.append(f"{lab}: not a lab of CMakeLists.txt")
+            continue
+        for mutation in items:
+            if mutation.get("expect") not in ("loses", "refused"):
+                problems.append(f"{lab}: '{mutation.get('name')}': expect must be 'loses' or 'refused'")
+            try:
+                source = mutated(lab, labs[lab], mutation)
+                count += 1
+            except ValueError as error:
+                problems.append(str(error))
+                continue
+            # A wrong solution that does not compile tests the compiler, not the grader.
+            if compile_them and mutation["expect"] == "loses":
+                error = compiles(lab, source, Path(tempfile.mkdtemp(prefix="wrong-solution-")))
+                if error:
+                    problems.append(f"{lab}: '{mutation['name']}' does not compile:\n{error}")
+    for problem in problems:
+        print(f"wrong_solutions: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"wrong_solutions: {count} wrong solutions of {len(mutations)} labs apply to their references")
+    return 0
+
+
+def have_gpu():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def grade(lab, base, mutation, work):
+    """Grades one wrong solution as a submission; returns (points, max, refused, log path)."""
+    submission = work / "submission"
+    shutil.rmtree(submission, ignore_errors=True)
+    (submission / "labs" / lab).mkdir(parents=True)
+    (submission / "labs" / lab / f"{base}.cu").write_text(mutated(lab, base, mutation))
+    results = work / "results.json"
+    results.unlink(missing_ok=True)
+    log = work / f"{lab}-{re.sub(r'[^a-z0-9]+', '-', mutation['name'].lower())}.log"
+    command = [str(ROOT / "workbook"), "grade", lab, "--submission", str(submission), "--json", str(results),
+               "--color", "never", *mutation.get("grade_args", [])]
+    with open(log, "w") as out:
+        subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    if not results.exists():
+        return None, None, False, log
+    report = json.loads(results.read_text())
+    most = sum(test.get("max_score", 0.0) for test in report.get("tests", []))
+    refused = f"{lab}: refused: " in report.get("output", "")
+    return report.get("score", 0.0), most, refused, log
+
+
+def run(selected):
+    if not have_gpu():
+        print("wrong_solutions: skipped: no NVIDIA GPU here (grading needs one)")
+        return SKIP
+    if os.environ.get("WORKBOOK_FROM_CTEST") == "1" and os.environ.get("WORKBOOK_SLOW_TESTS") != "1":
+        print("wrong_solutions: skipped: grading every wrong solution takes many minutes; "
+              "set WORKBOOK_SLOW_TESTS=1 to run it from ctest, or run tools/wrong_solutions.py run")
+        return SKIP
+    labs = labs_in_cmake()
+    failures = 0
+    work = Path(tempfile.mkdtemp(prefix="wrong-solutions-"))
+    print(f"{'lab':<16}{'wrong solution':<40}{'points':>14}  verdict")
+    for lab, items in load().items():
+        if selected and not any(lab == s or lab[3:] == s or lab[:2] == s for s in selected):
+            continue
+        for mutation in items:
+            points, most, refused, log = grade(lab, labs[lab], mutation, work)
+            if points is None:
+                verdict, ok = f"NOT GRADED (see {log})", False
+            elif mutation["expect"] == "refused":
+                ok = refused and points == 0
+                verdict = "refused" if ok else f"NOT REFUSED (see {log})"
+            else:
+                ok = points < most
+                verdict = "loses points" if ok else f"KEPT FULL MARKS (see {log})"
+            failures += 0 if ok else 1
+            shown = "-" if points is None else f"{points:.1f}/{most:.1f}"
+            print(f"{lab:<16}{mutation['name'][:38]:<40}{shown:>14}  {verdict}", flush=True)
+    print(f"logs in {work}")
+    return 1 if failures else 0
+
+
+def list_all():
+    for lab, items in load().items():
+        for mutation in items:
+            extra = f" (graded with {' '.join(mutation['grade_args'])})" if mutation.get("grade_args") else ""
+            print(f"{lab}: {mutation['name']}: {mutation['what']}; must be {mutation['expect']}{extra}")
+    return 0
+
+
+def main(argv):
+    if not argv or argv[0] not in ("check", "run", "list"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if argv[0] == "check":
+        return check(compile_them="--compile" in argv[1:])
+    if argv[0] == "list":
+        return list_all()
+    return run(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
