@@ -157,7 +157,7 @@ function(workbook_register_lab_tests folder target)
       add_test(NAME ${name} COMMAND ${target} "--gtest_filter=-*Speed.*")
       set_tests_properties(${name} PROPERTIES
         ENVIRONMENT "GTEST_TOTAL_SHARDS=${WORKBOOK_TEST_SHARDS};GTEST_SHARD_INDEX=${shard}"
-        LABELS gpu TIMEOUT 300 SKIP_REGULAR_EXPRESSION "${skip}")
+        LABELS gpu TIMEOUT 300 COST 20 SKIP_REGULAR_EXPRESSION "${skip}")
     endforeach()
     # A lab without speed tests gets no speed entry (it would pass running nothing).
     file(GLOB sources ${WORKBOOK_ROOT}/labs/${folder}/tests/*.cu)
