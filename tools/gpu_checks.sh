@@ -31,7 +31,7 @@ if [[ "$part" != tests ]]; then
   step grade-solutions ./workbook grade --solutions --json "$logs/solutions-results.json" --junit "$logs/solutions-junit.xml" --color never
   step grade-skeletons ./workbook grade --json "$logs/skeletons-results.json" --junit "$logs/skeletons-junit.xml" --color never
   step wrong-solutions python3 tools/wrong_solutions.py run
-  for lab in hello abc coalescing reductions atomics compaction prefix-sum radix-sort histograms; do
+  for lab in hello abc coalescing reductions atomics compaction prefix-sum radix-sort histograms lbvh; do
     step "bench-$lab" ./workbook bench "$lab" --solution
   done
 fi
