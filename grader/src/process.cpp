@@ -12,6 +12,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -257,6 +258,17 @@ void CappedLog::finish() {
   append_to_file(line.data(), line.size());
   append_to_file(tail_.data() + tail_at_, tail_bytes_ - tail_at_);
   append_to_file(tail_.data(), tail_at_);
+}
+
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream folders(path != nullptr ? path : "");
+  std::string folder;
+  while (std::getline(folders, folder, ':')) {
+    const std::string candidate = folder + "/" + program;
+    if (!folder.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
 }
 
 std::string describe_bytes(std::uint64_t bytes) {

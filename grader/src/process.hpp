@@ -62,6 +62,11 @@ class CappedLog {
   char last_head_char_ = '\n';
 };
 
+/// @brief The first executable file named @p program in the folders of PATH.
+/// @param[in] program A file name, e.g. "bwrap".
+/// @return Its path, or empty when there is none.
+std::string find_on_path(const std::string& program);
+
 /// @brief A byte count for people: "512 bytes", "1 MiB", "62.5 MiB".
 /// @param[in] bytes The count.
 /// @return The text.

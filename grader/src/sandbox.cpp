@@ -16,17 +16,6 @@ namespace {
 const char* const kSystemFolders[] = {"/usr",  "/lib", "/lib64", "/lib32", "/bin",
                                       "/sbin", "/etc", "/opt",   "/sys"};
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream folders(path != nullptr ? path : "");
-  std::string folder;
-  while (std::getline(folders, folder, ':')) {
-    const std::string candidate = folder + "/" + program;
-    if (!folder.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 /// The GPU's device nodes (/dev/nvidia0, /dev/nvidiactl, /dev/nvidia-uvm, ...):
 /// the sandbox's own /dev has none of them.
 std::vector<std::string> gpu_device_nodes() {

@@ -40,17 +40,6 @@ bool opens_finding(const std::string& body) {
   return true;
 }
 
-std::string find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream folders(path != nullptr ? path : "");
-  std::string folder;
-  while (std::getline(folders, folder, ':')) {
-    const std::string candidate = folder + "/" + program;
-    if (!folder.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 std::string join_tools(const std::vector<std::string>& tools) {
   std::string text;
   for (const std::string& tool : tools) text += (text.empty() ? "" : ", ") + tool;
