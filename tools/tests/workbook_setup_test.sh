@@ -79,4 +79,10 @@ env -u CUDACXX WORKBOOK_SYSROOT="$fake_root" WORKBOOK_NO_INSTALL=1 WORKBOOK_BUIL
   fail "a GoogleTest outside the usual places stopped the build: $(tail -5 "$work/lenient.log")"
 expect_in "$work/lenient.log" "trying CMake's search" "lenient"
 
+# setup --instructor needs a working bubblewrap: without one it says so and fails.
+WORKBOOK_SANDBOX_TOOL=/nonexistent/bwrap WORKBOOK_NO_INSTALL=1 WORKBOOK_ALLOW_UNSANDBOXED=1 \
+  "$ROOT/workbook" setup --instructor >"$work/instructor.log" 2>&1 &&
+  fail "setup --instructor succeeded without bubblewrap"
+expect_in "$work/instructor.log" "none can be made here" "setup --instructor"
+
 finish "workbook set-up: missing packages named or installed (root, sudo); a failed configure repaired"
