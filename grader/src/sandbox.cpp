@@ -5,7 +5,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
 
 namespace workbook::grader {
 namespace {
