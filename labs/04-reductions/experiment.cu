@@ -31,6 +31,7 @@
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
+#include "workbook/hash.cuh"
 #include "workbook/timing.hpp"
 
 namespace {
@@ -38,26 +39,14 @@ namespace {
 using reductions::Combine;
 using workbook::DeviceBuffer;
 
-// A well-mixed 32-bit hash of an index (the same on host and device), so the
-// inputs are made on the GPU and the expected results on the CPU from one formula.
-__host__ __device__ std::uint32_t mix(std::uint64_t i) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
-  x ^= x >> 16;
-  x *= 0x7FEB352Du;
-  x ^= x >> 15;
-  x *= 0x846CA68Bu;
-  x ^= x >> 16;
-  return x;
-}
-
 // int inputs in [-7, 7]: no partial sum of 2^28 of them overflows an int.
 __host__ __device__ int int_value(std::uint64_t i) {
-  return static_cast<int>(mix(i) % 15u) - 7;
+  return static_cast<int>(workbook::hash_index(i) % 15u) - 7;
 }
 
 // float inputs in [0, 1): positive, so the sum grows and every addition rounds.
 __host__ __device__ float float_value(std::uint64_t i) {
-  return static_cast<float>(mix(i) >> 8) * (1.0f / 16777216.0f);
+  return static_cast<float>(workbook::hash_index(i) >> 8) * (1.0f / 16777216.0f);
 }
 
 __global__ void fill_ints(int* data, std::size_t n) {

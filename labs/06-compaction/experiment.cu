@@ -28,6 +28,7 @@
 #include "workbook/count_scan.cuh"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
+#include "workbook/hash.cuh"
 #include "workbook/timing.hpp"
 
 namespace {
@@ -43,19 +44,10 @@ unsigned blocks_for(std::size_t n) {
 
 // ---- the input: element i is i itself, negative (sign bit set) when it is to be kept ----
 
-__host__ __device__ std::uint32_t mix(std::uint64_t i) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
-  x ^= x >> 16;
-  x *= 0x7FEB352Du;
-  x ^= x >> 15;
-  x *= 0x846CA68Bu;
-  x ^= x >> 16;
-  return x;
-}
-
 // Kept with probability percent / 100, at random positions; keep = "x < 0".
 __host__ __device__ int element(std::size_t i, unsigned percent) {
-  const bool kept = static_cast<std::uint64_t>(mix(i)) * 100u < static_cast<std::uint64_t>(percent) << 32;
+  const bool kept =
+      static_cast<std::uint64_t>(workbook::hash_index(i)) * 100u < static_cast<std::uint64_t>(percent) << 32;
   return static_cast<int>(static_cast<std::uint32_t>(i) | (kept ? 0x80000000u : 0u));
 }
 

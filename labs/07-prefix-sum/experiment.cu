@@ -21,6 +21,7 @@
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
+#include "workbook/hash.cuh"
 #include "workbook/timing.hpp"
 
 namespace {
@@ -29,13 +30,7 @@ using workbook::DeviceBuffer;
 
 // Inputs in [-7, 7] from a hash of the index: no prefix of 2^28 of them overflows.
 __host__ __device__ int value_at(std::uint64_t i) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
-  x ^= x >> 16;
-  x *= 0x7FEB352Du;
-  x ^= x >> 15;
-  x *= 0x846CA68Bu;
-  x ^= x >> 16;
-  return static_cast<int>(x % 15u) - 7;
+  return static_cast<int>(workbook::hash_index(i) % 15u) - 7;
 }
 
 __global__ void fill(int* data, std::size_t n) {

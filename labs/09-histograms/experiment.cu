@@ -30,6 +30,7 @@
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
+#include "workbook/hash.cuh"
 #include "workbook/timing.hpp"
 
 namespace {
@@ -46,16 +47,6 @@ unsigned blocks_for(std::size_t n) {
 }
 
 // ---- the inputs, made on the GPU ----
-
-__host__ __device__ std::uint32_t mix(std::uint64_t i) {
-  std::uint32_t x = static_cast<std::uint32_t>(i) ^ static_cast<std::uint32_t>(i >> 32);
-  x ^= x >> 16;
-  x *= 0x7FEB352Du;
-  x ^= x >> 15;
-  x *= 0x846CA68Bu;
-  x ^= x >> 16;
-  return x;
-}
 
 enum class Kind { uniform, four_bins_one_bank, one_bin, sorted };
 
@@ -76,7 +67,7 @@ const char* to_string(Kind kind) {
 __global__ void fill_bytes(std::uint8_t* out, std::size_t n, Kind kind) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const std::uint32_t hash = mix(i);
+  const std::uint32_t hash = workbook::hash_index(i);
   std::uint32_t value = 255;
   if (kind == Kind::uniform) value = hash & 0xFFu;
   if (kind == Kind::four_bins_one_bank) value = 32u * (hash % 4u);  // 0, 32, 64, 96: all in bank 0
@@ -87,7 +78,7 @@ __global__ void fill_wide(std::uint16_t* out, std::size_t n, Kind kind) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   std::uint32_t value = 65535;
-  if (kind == Kind::uniform) value = mix(i) & 0xFFFFu;
+  if (kind == Kind::uniform) value = workbook::hash_index(i) & 0xFFFFu;
   if (kind == Kind::sorted) value = static_cast<std::uint32_t>((static_cast<std::uint64_t>(i) << 16) / n);
   out[i] = static_cast<std::uint16_t>(value);
 }
