@@ -41,13 +41,6 @@ std::uint64_t test_seed() {
   return seed;
 }
 
-std::uint64_t hash64(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 namespace {
 // A uniform double in [0, 1) from the top 53 bits of the hash.
 double unit(std::uint64_t seed, std::uint64_t index) {

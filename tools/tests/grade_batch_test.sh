@@ -2,8 +2,9 @@
 # Test of ./workbook grade-batch (a whole class in instructor mode), run by
 # ctest. A class of four: alice (a folder), bob (a .zip of his repository's
 # folder), carol (a lab file that does not compile) and mallory (a .zip with a
-# ../ member); only lab 02 is graded, so only the grader and lab 02's tests are
-# built. Checked: every student gets a row with a reason, a broken build or a
+# ../ member); only lab 01 is graded (its tests are the quickest to run: the
+# test's own time goes into the batch, not into a lab), so only the grader and
+# lab 01's tests are built. Checked: every student gets a row with a reason, a broken build or a
 # bad zip costs only that student's row, a second run grades nothing again
 # (resume), a lost status.json is graded again, the per-submission time limit
 # stops a hang and everything it started, and a killed batch leaves nothing
@@ -16,11 +17,11 @@ row() { grep "^$1," "$out/gradebook.csv"; }
 
 subs="$work/submissions"
 out="$work/out"
-mkdir -p "$subs/alice/labs/02-abc" "$subs/carol" "$work/bob/bob-workbook/labs/02-abc"
-cp "$ROOT/solutions/02-abc/abc.cu" "$subs/alice/labs/02-abc/abc.cu"
-cp "$ROOT/solutions/02-abc/abc.cu" "$work/bob/bob-workbook/labs/02-abc/abc.cu"
+mkdir -p "$subs/alice/labs/01-hello-world" "$subs/carol" "$work/bob/bob-workbook/labs/01-hello-world"
+cp "$ROOT/solutions/01-hello-world/hello.cu" "$subs/alice/labs/01-hello-world/hello.cu"
+cp "$ROOT/solutions/01-hello-world/hello.cu" "$work/bob/bob-workbook/labs/01-hello-world/hello.cu"
 echo "notes" >"$subs/notes.txt"
-sed 's/return/retur n/' "$ROOT/solutions/02-abc/abc.cu" >"$subs/carol/abc.cu"
+sed 's/return/retur n/' "$ROOT/solutions/01-hello-world/hello.cu" >"$subs/carol/hello.cu"
 python3 - "$work/bob" "$subs/bob.zip" "$subs/mallory.zip" <<'PY'
 import os, sys, zipfile
 source, bob, mallory = sys.argv[1:]
@@ -30,13 +31,13 @@ with zipfile.ZipFile(bob, "w") as z:
             path = os.path.join(folder, name)
             z.write(path, os.path.relpath(path, source))
 with zipfile.ZipFile(mallory, "w") as z:
-    z.writestr("abc.cu", "// fine\n")
+    z.writestr("hello.cu", "// fine\n")
     z.writestr("../../escaped.cu", "// outside\n")
 PY
 
 # The GPUs grade-batch sees (CUDA_VISIBLE_DEVICES, else nvidia-smi -L).
 have_gpu=$(cd "$ROOT/tools" && python3 -c "import grade_batch; print(min(1, len(grade_batch.visible_gpus()[0])))")
-batch() { "$ROOT/workbook" grade-batch "$subs" abc --out "$out" --build-root "$work/build" --seed 4242; }
+batch() { "$ROOT/workbook" grade-batch "$subs" hello --out "$out" --build-root "$work/build" --seed 4242; }
 
 # 1. The first run: every student gets a row with a reason.
 batch >"$work/run1.log" 2>&1
@@ -46,8 +47,8 @@ for student in alice bob carol mallory; do
   row "$student" >/dev/null || fail "no row for $student in: $(cat "$out/gradebook.csv")"
 done
 [[ -e "$work/escaped.cu" || -e "$subs/escaped.cu" || -e "$out/escaped.cu" ]] && fail "mallory's ../ member was unpacked"
-expect_in "$out/gradebook.csv" "mallory,,,12.00,failed,zip refused: member '../../escaped.cu' has '..'" "the bad zip"
-expect_in "$out/summary.txt" "02-abc does not compile" "carol's broken file"
+expect_in "$out/gradebook.csv" "mallory,,,10.00,failed,zip refused: member '../../escaped.cu' has '..'" "the bad zip"
+expect_in "$out/summary.txt" "01-hello-world does not compile" "carol's broken file"
 expect_in "$out/summary.txt" 'error: identifier "retur" is undefined' "carol's compiler error"
 if ((have_gpu)); then
   [[ $status -eq 0 ]] || fail "exit status $status on a GPU machine: $(tail -20 "$work/run1.log")"
@@ -64,17 +65,17 @@ fi
 # 2. Every row graded now; carol's other labs are graded, her broken one scores 0.
 batch >"$work/run2.log" 2>&1 || fail "the second run failed: $(tail -20 "$work/run2.log")"
 for student in alice bob carol; do
-  row "$student" | grep -q ",12.00,graded," || fail "$student not graded: $(row "$student")"
+  row "$student" | grep -q ",10.00,graded," || fail "$student not graded: $(row "$student")"
   for file in results.json junit.xml row.csv grade.log status.json; do
     [[ -f "$out/$student/$file" ]] || fail "$student/$file is missing"
   done
 done
 row carol | grep -q "does not compile" || fail "carol's row does not say why: $(row carol)"
 grep -q "does not compile" "$out/carol/results.json" || fail "carol's results.json does not tell her why"
-grep -q "02-abc: labs/02-abc/abc.cu" "$out/bob/grade.log" || fail "bob's zip was not unwrapped: $(head "$out/bob/grade.log")"
+grep -q "01-hello-world: labs/01-hello-world/hello.cu" "$out/bob/grade.log" || fail "bob's zip was not unwrapped: $(head "$out/bob/grade.log")"
 expect_in "$out/summary.txt" "Submissions: 4: 3 graded, 1 failed, 0 not graded" "the summary"
 expect_in "$out/summary.txt" "Totals of the graded: mean" "the summary"
-head -1 "$out/gradebook.csv" | grep -qx "student,02-abc,total,max,status,reason" ||
+head -1 "$out/gradebook.csv" | grep -qx "student,01-hello-world,total,max,status,reason" ||
   fail "the gradebook's header: $(head -1 "$out/gradebook.csv")"
 [[ "$(cut -d, -f1 "$out/gradebook.csv" | tr '\n' ' ')" == "student alice bob carol mallory " ]] ||
   fail "the rows are not in the students' order: $(cat "$out/gradebook.csv")"
@@ -102,15 +103,15 @@ os.makedirs(folder)
 with zipfile.ZipFile(f"{folder}/abs.zip", "w") as z:
     z.writestr("/etc/evil.cu", "x")
 with zipfile.ZipFile(f"{folder}/link.zip", "w") as z:
-    info = zipfile.ZipInfo("abc.cu")
+    info = zipfile.ZipInfo("hello.cu")
     info.external_attr = (stat.S_IFLNK | 0o777) << 16
     z.writestr(info, "/etc/passwd")
 with zipfile.ZipFile(f"{folder}/big.zip", "w", zipfile.ZIP_DEFLATED) as z:
-    z.writestr("abc.cu", b"\0" * (3 << 20))
+    z.writestr("hello.cu", b"\0" * (3 << 20))
 open(f"{folder}/junk.zip", "w").write("not a zip")
 PY
 for zip in abs link big junk; do
-  python3 "$ROOT/tools/grade_batch.py" one "$work/zips/$zip.zip" --out "$work/zips-out" --max-unpacked-mb 1 abc \
+  python3 "$ROOT/tools/grade_batch.py" one "$work/zips/$zip.zip" --out "$work/zips-out" --max-unpacked-mb 1 hello \
     --build-dir "$work/build/unused" >"$work/$zip.log" 2>&1 || fail "one $zip.zip: $(cat "$work/$zip.log")"
 done
 expect_in "$work/zips-out/abs/status.json" "is an absolute path" "an absolute member"
@@ -131,7 +132,7 @@ sleep 1000
 SH
 chmod +x "$work/hang"
 mkdir -p "$work/pids" "$work/hang-subs/dave"
-cp "$ROOT/labs/02-abc/abc.cu" "$work/hang-subs/dave/"
+cp "$ROOT/labs/01-hello-world/hello.cu" "$work/hang-subs/dave/"
 alive() { [[ -r /proc/$1/stat ]] && ! grep -q ') Z ' "/proc/$1/stat"; }
 left_running() { # WHAT: fails when a process the stand-in started is still alive (and ends it)
   [[ -s "$work/pids/escaped" && -s "$work/pids/shell" ]] || fail "$1: the stand-in did not run"
@@ -145,7 +146,7 @@ left_running() { # WHAT: fails when a process the stand-in started is still aliv
   fi
 }
 HANG_PIDS="$work/pids" WORKBOOK_BATCH_GRADE_COMMAND="$work/hang" timeout 120 \
-  python3 "$ROOT/tools/grade_batch.py" one "$work/hang-subs/dave" --out "$work/hang-out" --timeout 3 abc \
+  python3 "$ROOT/tools/grade_batch.py" one "$work/hang-subs/dave" --out "$work/hang-out" --timeout 3 hello \
   --build-dir "$work/build/hang" >"$work/hang.log" 2>&1 || fail "one with a hang: $(cat "$work/hang.log")"
 expect_in "$work/hang-out/dave/status.json" "timed out: the build and grading took more than 3 s" "a hang"
 left_running "a hang"
@@ -154,7 +155,7 @@ left_running "a hang"
 #    running; the next run grades it.
 rm -f "$work/pids"/*
 HANG_PIDS="$work/pids" WORKBOOK_BATCH_GRADE_COMMAND="$work/hang" \
-  python3 "$ROOT/tools/grade_batch.py" batch "$work/hang-subs" abc --out "$work/kill-out" \
+  python3 "$ROOT/tools/grade_batch.py" batch "$work/hang-subs" hello --out "$work/kill-out" \
   --build-root "$work/build" >"$work/kill.log" 2>&1 &
 batch_pid=$!
 for _ in $(seq 100); do [[ -s "$work/pids/shell" ]] && break; sleep 0.1; done
@@ -163,7 +164,7 @@ wait "$batch_pid"
 status=$?
 [[ $status -eq 143 ]] || fail "a killed batch should exit with 143, not $status: $(cat "$work/kill.log")"
 [[ -e "$work/kill-out/dave/status.json" ]] && fail "the interrupted grading wrote a status.json"
-expect_in "$work/kill-out/gradebook.csv" "dave,,,12.00,error,not graded yet" "the interrupted batch's gradebook"
+expect_in "$work/kill-out/gradebook.csv" "dave,,,10.00,error,not graded yet" "the interrupted batch's gradebook"
 sleep 0.5
 left_running "a killed batch"
 
@@ -183,30 +184,30 @@ while [[ $# -gt 0 ]]; do
 done
 echo '{"score": 7.0, "execution_time": 1.5, "output": "graded by a stand-in", "tests": []}' >"$json"
 echo '<testsuites/>' >"$junit"
-printf 'student,02-abc,total,max\n%s,7.00,7.00,12.00\n' "$student" >"$csv"
+printf 'student,01-hello-world,total,max\n%s,7.00,7.00,10.00\n' "$student" >"$csv"
 echo "device=${CUDA_VISIBLE_DEVICES:-none} build=$WORKBOOK_BUILD_DIR"
 sleep "${FAKE_GRADE_SECONDS:-0}"
 SH
 chmod +x "$work/fake-grade"
-WORKBOOK_BATCH_GRADE_COMMAND="$work/fake-grade" "$ROOT/workbook" grade-batch "$work/hang-subs" abc \
+WORKBOOK_BATCH_GRADE_COMMAND="$work/fake-grade" "$ROOT/workbook" grade-batch "$work/hang-subs" hello \
   --out "$work/kill-out" --build-root "$work/build" >"$work/after-kill.log" 2>&1 ||
   fail "the run after the kill: $(cat "$work/after-kill.log")"
-expect_in "$work/kill-out/gradebook.csv" "dave,7.00,7.00,12.00,graded," "the run after the kill"
+expect_in "$work/kill-out/gradebook.csv" "dave,7.00,7.00,10.00,graded," "the run after the kill"
 python3 "$ROOT/tools/grade_batch.py" list "$subs" --chunk 2 >"$work/list.out" 2>"$work/list.err"
 expect_in "$work/list.err" "sbatch --array=0-1" "the array range"
 [[ "$(cut -f1 "$work/list.out" | tr '\n' ' ')" == "alice bob carol mallory " ]] || fail "list: $(cat "$work/list.out")"
 for task in 0 1; do
   (cd "$work" && SLURM_ARRAY_TASK_ID=$task SLURM_SUBMIT_DIR="$ROOT" CHUNK=2 WORKBOOK_BATCH_BUILD_ROOT="$work/build" \
     WORKBOOK_BATCH_GRADE_COMMAND="$work/fake-grade" bash "$ROOT/tools/slurm/grade_array.sbatch" "$subs" \
-    "$work/slurm-out" abc --seed 4242 >"$work/task$task.log" 2>&1) || fail "array task $task: $(cat "$work/task$task.log")"
+    "$work/slurm-out" hello --seed 4242 >"$work/task$task.log" 2>&1) || fail "array task $task: $(cat "$work/task$task.log")"
 done
-expect_in "$work/task0.log" "alice: graded 7.00/12.00" "array task 0"
+expect_in "$work/task0.log" "alice: graded 7.00/10.00" "array task 0"
 expect_in "$work/task1.log" "mallory: failed: zip refused" "array task 1"
 grep -q "alice\|bob" "$work/task1.log" && fail "task 1 graded task 0's students: $(cat "$work/task1.log")"
 [[ -e "$work/slurm-out/gradebook.csv" ]] && fail "an array task wrote the gradebook"
 "$ROOT/workbook" grade-batch --gather "$work/slurm-out" >"$work/slurm-gather.log" 2>&1 ||
   fail "--gather after the array: $(cat "$work/slurm-gather.log")"
-expect_in "$work/slurm-out/gradebook.csv" "bob,7.00,7.00,12.00,graded," "the gathered gradebook"
+expect_in "$work/slurm-out/gradebook.csv" "bob,7.00,7.00,10.00,graded," "the gathered gradebook"
 expect_in "$work/slurm-gather.log" "Submissions: 4: 3 graded, 1 failed, 0 not graded" "the gathered summary"
 
 # 8. One worker per GPU that nvidia-smi -L lists (a stand-in lists two), each
@@ -216,7 +217,7 @@ printf '#!/bin/sh\necho "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-a)"\necho "GPU 
   >"$work/stub/nvidia-smi"
 chmod +x "$work/stub/nvidia-smi"
 env -u CUDA_VISIBLE_DEVICES PATH="$work/stub:$PATH" FAKE_GRADE_SECONDS=1 WORKBOOK_BATCH_GRADE_COMMAND="$work/fake-grade" \
-  "$ROOT/workbook" grade-batch "$subs" abc --out "$work/gpus-out" --build-root "$work/build" >"$work/gpus.log" 2>&1 ||
+  "$ROOT/workbook" grade-batch "$subs" hello --out "$work/gpus-out" --build-root "$work/build" >"$work/gpus.log" 2>&1 ||
   fail "the two-GPU batch: $(cat "$work/gpus.log")"
 expect_in "$work/gpus.log" "worker 0: GPU 0, worker 1: GPU 1" "the workers' plan"
 cat "$work/gpus-out"/*/grade.log >"$work/gpus-seen"

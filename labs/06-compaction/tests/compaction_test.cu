@@ -23,6 +23,7 @@
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/host_sort.hpp"
 #include "workbook/testing.hpp"
 #include "workbook/timing.hpp"
 
@@ -552,8 +553,9 @@ TEST_P(UnorderedCompaction, KeepsTheSameMultisetAndCount) {
       const std::vector<int> got = out.to_host();
       const std::size_t k = std::min(expected.size(), got.size());
       std::vector<int> got_kept(got.begin(), got.begin() + k);
-      std::sort(expected.begin(), expected.end());
-      std::sort(got_kept.begin(), got_kept.end());
+      expected = workbook::sorted_on_host(
+          std::move(expected));  // O(n): 2^26 values in a fraction of std::sort's time
+      got_kept = workbook::sorted_on_host(std::move(got_kept));
       EXPECT_TRUE(matches(compare_exact(expected, got_kept),
                           context +
                               " (both sides sorted: index = rank in sorted order; a difference means an "
