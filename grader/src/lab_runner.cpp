@@ -170,10 +170,11 @@ struct Attempt {
 };
 
 /// The command for the lab's test program with @p args: under the wrapper (a
-/// sanitizer) when there is one, and in the sandbox when asked, which then
-/// sees the program, the rubric and the wrapper read-only and writes only the
-/// lab's work folder.
-void set_command(const RunOptions& options, const std::vector<std::string>& args, ProcessSpec& spec) {
+/// sanitizer) when there is one and @p wrapped, and in the sandbox when asked,
+/// which then sees the program, the rubric and the wrapper read-only and
+/// writes only the lab's work folder.
+void set_command(const RunOptions& options, const std::vector<std::string>& args, ProcessSpec& spec,
+                 bool wrapped = true) {
   spec.argv.clear();
   if (options.sandbox) {
     SandboxPaths paths;
@@ -185,7 +186,7 @@ void set_command(const RunOptions& options, const std::vector<std::string>& args
     spec.argv = sandbox_command(paths);
     spec.limits = sandbox_limits();
   }
-  spec.argv.insert(spec.argv.end(), options.wrapper.begin(), options.wrapper.end());
+  if (wrapped) spec.argv.insert(spec.argv.end(), options.wrapper.begin(), options.wrapper.end());
   spec.argv.push_back(options.binary);
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
 }
@@ -195,7 +196,10 @@ void set_command(const RunOptions& options, const std::vector<std::string>& args
 std::vector<std::string> list_tests(const RunOptions& options, const Env& env, Clock::time_point deadline,
                                     LabRun* run) {
   ProcessSpec list;
-  set_command(options, {"--gtest_list_tests"}, list);
+  // Not under the sanitizer: listing makes no CUDA call, and compute-sanitizer
+  // fails a program that ends before its first one (exit code 255, "Target
+  // application terminated before first instrumented API call").
+  set_command(options, {"--gtest_list_tests"}, list, /*wrapped=*/false);
   list.env = env;
   list.env.emplace_back("WORKBOOK_RESULTS", "");  // Listing reports nothing.
   list.stdout_path = options.work_dir + "/list.out";

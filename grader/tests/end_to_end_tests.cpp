@@ -475,13 +475,17 @@ TEST_F(GraderEndToEnd, ExitMidTestFailsItAndSpeedNeedsCorrectness) {
 
 // Sanitizer mode with a stand-in for compute-sanitizer: it runs the program
 // with FAKE_SANITIZER_TOOL set, and the fake lab prints a finding in the
-// test that asks for one under that tool.
+// test that asks for one under that tool. Like the real one (H100,
+// 2026-11-23), it fails a listing of the tests, which makes no CUDA call.
 TEST_F(GraderEndToEnd, SanitizeModeFailsTheTestWithAFindingAndSkipsSpeed) {
   const fs::path sanitizer = dir_ / "fake-compute-sanitizer";
-  write_file(sanitizer,
-             "#!/bin/sh\n# fake-compute-sanitizer --tool TOOL --print-limit N PROGRAM ARGS...\n"
-             "tool=$2\nshift 4\necho '========= COMPUTE-SANITIZER'\n"
-             "FAKE_SANITIZER_TOOL=$tool exec \"$@\"\n");
+  write_file(
+      sanitizer,
+      "#!/bin/sh\n# fake-compute-sanitizer --tool TOOL --print-limit N PROGRAM ARGS...\n"
+      "tool=$2\nshift 4\necho '========= COMPUTE-SANITIZER'\n"
+      "case \"$*\" in *--gtest_list_tests*) \"$@\"; echo '========= Error: Target application terminated "
+      "before first instrumented API call'; exit 255;; esac\n"
+      "FAKE_SANITIZER_TOOL=$tool exec \"$@\"\n");
   fs::permissions(sanitizer, fs::perms::owner_all);
   ::setenv("WORKBOOK_COMPUTE_SANITIZER", sanitizer.c_str(), 1);
   ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=pass,Good.B=finding:racecheck,GoodSpeed.Fast=speed:0.9", 1);
