@@ -1,6 +1,8 @@
 // The harness on a real GPU: buffers, timing and the copy-bandwidth yardstick.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,16 @@ TEST_F(Harness, DeviceBufferRoundTripsAndMovesOwnership) {
   EXPECT_EQ(moved.to_host(), values);
   moved.fill_bytes(0);
   EXPECT_EQ(moved.to_host(), std::vector<int>(5, 0));
+}
+
+TEST_F(Harness, InputUnchangedPassesForUntouchedBytesAndNamesTheFirstWrite) {
+  const std::vector<float> values{1.0f, std::nanf(""), -0.0f, 4.0f, 5.0f};
+  DeviceBuffer<float> input = to_device(values);
+  testing::expect_input_unchanged(values, input, "untouched", "in");  // NaN and -0.0 equal themselves
+  const float written = 9.0f;
+  CUDA_CHECK(cudaMemcpy(input.data() + 3, &written, sizeof written, cudaMemcpyHostToDevice));
+  EXPECT_NONFATAL_FAILURE(testing::expect_input_unchanged(values, input, "case", "in"),
+                          "the input in was written: 1 of 5 elements changed, the first at index 3");
 }
 
 TEST_F(Harness, TimingReportsMedianSpreadAndSamples) {

@@ -8,8 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
+#include "workbook/buffers.hpp"
 #include "workbook/compare.hpp"
 #include "workbook/generators.hpp"
 
@@ -73,6 +76,33 @@ inline void expect_speed(const SpeedMeasurement& speed) {
   expect_speed_for(WORKBOOK_LAB_ID, speed);
 }
 #endif
+
+/// @brief Expects a device input to hold, in its first original.size()
+/// elements, exactly the bytes that were uploaded: a lab's functions read
+/// their inputs and must not write them (a function that sorts or scans in
+/// the input, or leaves a cached answer there, fails the test it ran in).
+/// Bytes, not values, are compared, so NaN inputs compare equal to
+/// themselves.
+/// @param[in] original What was uploaded.
+/// @param[in] input The device buffer (it may hold guard elements after them).
+/// @param[in] context The case, for the failure message.
+/// @param[in] name The input's name in the lab's contract.
+template <typename T>
+void expect_input_unchanged(const std::vector<T>& original, const DeviceBuffer<T>& input,
+                            const std::string& context, const std::string& name) {
+  const std::vector<T> now = input.to_host();
+  ASSERT_GE(now.size(), original.size()) << context << ": the input buffer " << name << " is too small";
+  if (original.empty() || std::memcmp(now.data(), original.data(), original.size() * sizeof(T)) == 0) return;
+  std::size_t changed = 0, first = 0;
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    if (std::memcmp(&now[i], &original[i], sizeof(T)) == 0) continue;
+    if (changed++ == 0) first = i;
+  }
+  EXPECT_EQ(changed, 0u) << context << ": the input " << name << " was written: " << changed << " of "
+                         << original.size() << " elements changed, the first at index " << first
+                         << ". Your functions may read their inputs, never write them: keep intermediate "
+                            "results in the output or the scratch memory the contract gives you";
+}
 
 /// @brief Records a named number for the grader's report (a test property too).
 /// @param[in] name The metric's name.

@@ -20,6 +20,7 @@ namespace {
 using workbook::DeviceBuffer;
 using workbook::Pattern;
 using workbook::testing::describe_case;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -50,7 +51,8 @@ workbook::FloatTolerance abc_tolerance() {
 }
 
 // Runs a launcher on n elements and checks d, including that nothing is
-// written past the end (kGuard poisoned floats after d).
+// written past the end (kGuard poisoned floats after d), and that a, b and c
+// come back unchanged.
 constexpr std::size_t kGuard = 64;
 
 void check_launcher(const Launcher& launch, std::size_t n, Pattern pattern) {
@@ -69,6 +71,10 @@ void check_launcher(const Launcher& launch, std::size_t n, Pattern pattern) {
   for (float value : guard) guard_intact = guard_intact && std::isnan(value);
   EXPECT_TRUE(guard_intact) << "for " << describe_case(n, pattern)
                             << ": the kernel wrote past element n-1; threads with i >= n must not write";
+  const std::string context = describe_case(n, pattern);
+  expect_input_unchanged(in.a, a, context, "a");
+  expect_input_unchanged(in.b, b, context, "b");
+  expect_input_unchanged(in.c, c, context, "c");
 }
 
 const std::vector<std::size_t> kSizes = {1, 31, 32, 33, kThreadsPerBlock - 1, kThreadsPerBlock,

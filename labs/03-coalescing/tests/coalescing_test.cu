@@ -25,6 +25,7 @@ using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::Pattern;
 using workbook::testing::describe_case;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -135,6 +136,7 @@ TEST_P(StridedCopy, CopiesEveryStrideThElementAndNothingMore) {
   EXPECT_TRUE(matches(
       compare_exact(expected, std::vector<float>(downloaded.begin(), downloaded.begin() + c.n)), context));
   EXPECT_TRUE(guards_untouched(downloaded, c.n, context));
+  expect_input_unchanged(input, in, context, "in");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, StridedCopy,
@@ -166,6 +168,7 @@ TEST_P(OffsetCopy, CopiesTheShiftedElementsAndNothingMore) {
   EXPECT_TRUE(matches(
       compare_exact(expected, std::vector<float>(downloaded.begin(), downloaded.begin() + c.n)), context));
   EXPECT_TRUE(guards_untouched(downloaded, c.n, context));
+  expect_input_unchanged(input, in, context, "in");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, OffsetCopy,
@@ -248,6 +251,7 @@ TEST_P(MatrixSums, RowSumsAddUpEachRow) {
   EXPECT_TRUE(matches(
       compare_exact(expected, std::vector<float>(downloaded.begin(), downloaded.begin() + s.rows)), context));
   EXPECT_TRUE(guards_untouched(downloaded, s.rows, context));
+  expect_input_unchanged(matrix, in, context, "matrix");
 }
 
 TEST_P(MatrixSums, ColumnSumsAddUpEachColumn) {
@@ -268,6 +272,7 @@ TEST_P(MatrixSums, ColumnSumsAddUpEachColumn) {
   EXPECT_TRUE(matches(
       compare_exact(expected, std::vector<float>(downloaded.begin(), downloaded.begin() + s.cols)), context));
   EXPECT_TRUE(guards_untouched(downloaded, s.cols, context));
+  expect_input_unchanged(matrix, in, context, "matrix");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatrixSums, ::testing::ValuesIn(kShapes), shape_name);
@@ -284,7 +289,7 @@ std::vector<float> host_transpose(const std::vector<float>& matrix, const Shape&
 using TransposeLauncher = void (*)(float*, const float*, int, int, cudaStream_t);
 
 // Runs a transpose launcher on a seeded matrix of shape s and checks the whole
-// output and the guards after it.
+// output, the guards after it and that the input comes back unchanged.
 void check_transpose(TransposeLauncher launch, const Shape& s) {
   const std::vector<float> matrix =
       workbook::generate_floats(s.size(), Pattern::uniform, workbook::test_seed());
@@ -303,6 +308,7 @@ void check_transpose(TransposeLauncher launch, const Shape& s) {
           std::vector<float>(downloaded.begin(), downloaded.begin() + static_cast<std::ptrdiff_t>(s.size()))),
       context));
   EXPECT_TRUE(guards_untouched(downloaded, s.size(), context));
+  expect_input_unchanged(matrix, in, context, "in");
 }
 
 class Transpose : public GpuTest, public ::testing::WithParamInterface<Shape> {};

@@ -29,6 +29,7 @@ using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::Pattern;
 using workbook::testing::describe_case;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -137,7 +138,8 @@ std::vector<int> host_slice_sums(const std::vector<int>& values, std::size_t per
 using BlockLauncher = void (*)(const int*, int*, std::size_t, int, cudaStream_t);
 
 // Runs a block-level launcher on seeded inputs of every pattern (uniform only
-// for large n) and checks every partial and the guards after them.
+// for large n) and checks every partial, the guards after them and that the
+// input comes back unchanged.
 void check_block_sums(BlockLauncher launch, const BlockCase& c, const char* kernel) {
   std::vector<Pattern> patterns = workbook::all_patterns();
   if (c.n > 100003) patterns = {Pattern::uniform};
@@ -157,6 +159,7 @@ void check_block_sums(BlockLauncher launch, const BlockCase& c, const char* kern
                                       std::vector<int>(got.begin() + expected.size(), got.end())),
                         context + ", the " + std::to_string(kGuard) +
                             " guard elements after the last partial (nothing may be written there)"));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -206,6 +209,7 @@ TEST_P(WarpSums, WritesTheSumOfEach32Elements) {
     EXPECT_TRUE(matches(compare_exact(std::vector<int>(kGuard, kIntPoison),
                                       std::vector<int>(got.begin() + expected.size(), got.end())),
                         context + ", the guard elements after the last warp sum"));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -254,13 +258,16 @@ std::string context_of(const char* what, std::size_t n, Pattern pattern, Combine
   return std::string(what) + " with " + to_string(combine) + ", " + describe_case(n, pattern);
 }
 
-// Checks reduce on ints of one pattern against the host's answer, with both combines.
+// Checks reduce on ints of one pattern against the host's answer, with both
+// combines, and that the input comes back unchanged. Each combine gets a fresh
+// upload, so a write to the input is blamed on the run that made it.
 void check_int_reduction(ReduceFunction<int> reduce, const char* what, const std::vector<int>& values,
                          int expected, Pattern pattern) {
-  const DeviceBuffer<int> in = workbook::to_device(values);
   for (Combine combine : kCombines) {
-    EXPECT_EQ(run_reduction(reduce, in, values.size(), combine), expected)
-        << context_of(what, values.size(), pattern, combine);
+    const DeviceBuffer<int> in = workbook::to_device(values);
+    const std::string context = context_of(what, values.size(), pattern, combine);
+    EXPECT_EQ(run_reduction(reduce, in, values.size(), combine), expected) << context;
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -365,21 +372,24 @@ TEST_F(IntPatterns, ExtremesAtTheEndsAreFound) {
       context + " (vs a double-precision sum; tolerance " + std::to_string(tolerance.absolute) + ")");
 }
 
+// As check_int_reduction: a fresh upload for each combine, checked after the run.
 void check_float_sum(const std::vector<float>& values, Pattern pattern) {
-  const DeviceBuffer<float> in = workbook::to_device(values);
   for (Combine combine : kCombines) {
+    const DeviceBuffer<float> in = workbook::to_device(values);
+    const std::string context = context_of("reduce_sum(float)", values.size(), pattern, combine);
     const float got = run_reduction<float>(reduce_sum, in, values.size(), combine);
-    EXPECT_TRUE(
-        float_sum_close(values, got, context_of("reduce_sum(float)", values.size(), pattern, combine)));
+    EXPECT_TRUE(float_sum_close(values, got, context));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
 void check_float_extreme(ReduceFunction<float> reduce, const char* what, const std::vector<float>& values,
                          float expected, Pattern pattern) {
-  const DeviceBuffer<float> in = workbook::to_device(values);
   for (Combine combine : kCombines) {
-    EXPECT_EQ(run_reduction(reduce, in, values.size(), combine), expected)
-        << context_of(what, values.size(), pattern, combine);
+    const DeviceBuffer<float> in = workbook::to_device(values);
+    const std::string context = context_of(what, values.size(), pattern, combine);
+    EXPECT_EQ(run_reduction(reduce, in, values.size(), combine), expected) << context;
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -466,9 +476,11 @@ TEST_F(FloatSum, SecondPassGivesTheSameRightAnswerEveryRun) {
   const std::vector<float> values =
       workbook::generate_floats(n, Pattern::uniform, workbook::test_seed(), 0.0f, 1.0f);
   const DeviceBuffer<float> in = workbook::to_device(values);
+  const std::string context = context_of("reduce_sum(float)", n, Pattern::uniform, Combine::second_pass);
   const float first = run_reduction<float>(reduce_sum, in, n, Combine::second_pass);
-  ASSERT_TRUE(float_sum_close(values, first,
-                              context_of("reduce_sum(float)", n, Pattern::uniform, Combine::second_pass)));
+  ASSERT_TRUE(float_sum_close(values, first, context));
+  // A run that leaves something in the input would change what the next run reads.
+  expect_input_unchanged(values, in, context, "in");
   for (int run = 1; run < 5; ++run) {
     const float again = run_reduction<float>(reduce_sum, in, n, Combine::second_pass);
     std::uint32_t first_bits = 0, again_bits = 0;

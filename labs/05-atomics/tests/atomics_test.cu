@@ -28,6 +28,7 @@ namespace {
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::Pattern;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -308,6 +309,7 @@ TEST_P(BlockAggregatedCount, AddsTheNumberOfOddValuesToTheCounter) {
   launch_count_odd_block_aggregated(device_values.data(), c.n, count.data());
   EXPECT_EQ(count.to_host()[0], static_cast<unsigned>(5 + count_odd(values)))
       << "for " << describe(c) << ": the counter started at 5 and must grow by the number of odd values";
+  expect_input_unchanged(values, device_values, describe(c), "values");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BlockAggregatedCount, ::testing::ValuesIn(values_cases()), values_case_name);
@@ -383,6 +385,7 @@ void check_filter(FilterLauncher launch, const ValuesCase& c) {
   out_count.fill_bytes(0);
   launch(device_values.data(), c.n, out.data(), out_count.data(), nullptr);
   check_filter_output(values, out, out_count, describe(c));
+  expect_input_unchanged(values, device_values, describe(c), "values");
 }
 
 class Filter : public GpuTest, public ::testing::WithParamInterface<ValuesCase> {};
@@ -506,6 +509,7 @@ TEST_P(AtomicMaxFloat, EachSlotEndsWithTheLargestOfItsValues) {
   std::ostringstream context;
   context << c << ", " << seed_text() << " (slot k = max of values[i] with i % slots == k, from -infinity)";
   EXPECT_TRUE(matches(compare_exact(expected, slots.to_host()), context.str()));
+  expect_input_unchanged(values, device_values, context.str(), "values");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -545,16 +549,17 @@ TEST_P(AtomicAddDoubleCas, AddsEveryValueToItsSlotLikeTheNativeAtomicAdd) {
   std::vector<double> expected = start;
   for (std::size_t i = 0; i < c.n; ++i) expected[i % static_cast<std::size_t>(c.slots)] += values[i];
 
+  std::ostringstream context;
+  context << c << ", " << seed_text() << " (slot k starts at 0.5 and gains values[i] with i % slots == k)";
   const DeviceBuffer<double> device_values = workbook::to_device(values);
   DeviceBuffer<double> cas_slots = workbook::to_device(start);
   launch_add_into_slots_cas(device_values.data(), c.n, cas_slots.data(), c.slots);
+  EXPECT_TRUE(matches(compare_exact(expected, cas_slots.to_host()), "the CAS loop, " + context.str()));
+  expect_input_unchanged(values, device_values, "the CAS loop, " + context.str(), "values");
   DeviceBuffer<double> native_slots = workbook::to_device(start);
   launch_add_into_slots_native(device_values.data(), c.n, native_slots.data(), c.slots);
-
-  std::ostringstream context;
-  context << c << ", " << seed_text() << " (slot k starts at 0.5 and gains values[i] with i % slots == k)";
-  EXPECT_TRUE(matches(compare_exact(expected, cas_slots.to_host()), "the CAS loop, " + context.str()));
   EXPECT_TRUE(matches(compare_exact(expected, native_slots.to_host()), "native atomicAdd, " + context.str()));
+  expect_input_unchanged(values, device_values, "native atomicAdd, " + context.str(), "values");
 }
 
 INSTANTIATE_TEST_SUITE_P(Contention, AtomicAddDoubleCas,
@@ -688,6 +693,7 @@ TEST_P(CountByKeyMatchAny, CountsEveryKey) {
   std::ostringstream context;
   context << c << ", " << seed_text() << " (counts[k] starts at 1 and gains the number of keys equal to k)";
   EXPECT_TRUE(matches(compare_exact(host_counts(keys, 1u), counts.to_host()), context.str()));
+  expect_input_unchanged(keys, device_keys, context.str(), "keys");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CountByKeyMatchAny, ::testing::ValuesIn(keys_cases()),

@@ -32,6 +32,7 @@ namespace {
 
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -259,6 +260,7 @@ TEST_P(WarpOutputPositions, GiveEachKeptElementTheNumberOfKeptLanesBelowIt) {
           matches(compare_exact(std::vector<std::uint32_t>(kGuard, kCountPoison),
                                 std::vector<std::uint32_t>(got_counts.begin() + warps, got_counts.end())),
                   context + ", the guard elements after the last warp count"));
+      expect_input_unchanged(values, in, context, "in");
       if (HasFailure()) return;  // one failing case says enough
     }
   }
@@ -296,6 +298,7 @@ TEST_P(CountKeptPerTile, CountsTheKeptElementsOfEveryTile) {
       EXPECT_TRUE(matches(compare_exact(std::vector<std::uint32_t>(kGuard, kCountPoison),
                                         std::vector<std::uint32_t>(got.begin() + tiles, got.end())),
                           context + ", the guard elements after the last tile's count"));
+      expect_input_unchanged(values, in, context, "in");
       if (HasFailure()) return;
     }
   }
@@ -319,9 +322,11 @@ TEST_P(ScatterKept, WritesEveryTileAtItsOffsetInInputOrder) {
       DeviceBuffer<int> out(n + kGuard);
       out.fill_bytes(kPoisonByte);
       launch_scatter_kept(in.data(), n, keep, device_offsets.data(), out.data());
-      expect_output(kept_values(values, keep), out.to_host(),
-                    "scatter_kept with the tile offsets computed on the host, " + describe(n, kept, keep),
-                    "out");
+      const std::string context =
+          "scatter_kept with the tile offsets computed on the host, " + describe(n, kept, keep);
+      expect_output(kept_values(values, keep), out.to_host(), context, "out");
+      expect_input_unchanged(values, in, context, "in");
+      expect_input_unchanged(offsets, device_offsets, context, "tile_offsets");
       if (HasFailure()) return;
     }
   }
@@ -347,6 +352,7 @@ TEST_P(StableCompaction, KeepsExactlyTheKeptElementsInInputOrder) {
       const std::string context = "compact, " + describe(n, kept, keep);
       expect_count(expected.size(), count.to_host()[0], context);
       expect_output(expected, out.to_host(), context, "out");
+      expect_input_unchanged(values, in, context, "in");
       if (HasFailure()) return;
     }
   }
@@ -436,6 +442,7 @@ TEST_F(Predicates, LessThanKeepsTheValuesBelowAnyThreshold) {
                                 seed_text();
     expect_count(expected.size(), count.to_host()[0], context);
     expect_output(expected, out.to_host(), context, "out");
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -457,6 +464,7 @@ TEST_F(Predicates, NonzeroDropsOnlyTheZeros) {
         "compact, values in [-2, 2], " + workbook::testing::describe_case(n, pattern) + ", keep x != 0";
     expect_count(expected.size(), count.to_host()[0], context);
     expect_output(expected, out.to_host(), context, "out");
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -484,6 +492,7 @@ TEST_F(KeptCount, ComesBackToTheHostAndMatchesTheOutput) {
                                     describe(n, kept, keep);
         EXPECT_EQ(got, expected.size()) << "the kept count returned to the host, for " << context;
         expect_output(expected, out.to_host(), context, "out");
+        expect_input_unchanged(values, in, context, "in");
         if (HasFailure()) return;
       }
     }
@@ -522,6 +531,8 @@ TEST_P(StableCompactionOfPairs, KeepsEachKeyWithItsValueInInputOrder) {
       expect_count(expected_keys.size(), count.to_host()[0], context);
       expect_output(expected_keys, out_keys.to_host(), context, "out_keys");
       expect_output(expected_values, out_values.to_host(), context, "out_values");
+      expect_input_unchanged(keys, device_keys, context, "keys");
+      expect_input_unchanged(indices, values, context, "values");
       if (HasFailure()) return;
     }
   }
@@ -564,6 +575,7 @@ TEST_P(UnorderedCompaction, KeepsTheSameMultisetAndCount) {
       EXPECT_TRUE(matches(compare_exact(std::vector<int>(rest.size(), kPoison), rest),
                           context + ", out after the kept elements (index 0 = position " + std::to_string(k) +
                               "; nothing may be written there)"));
+      expect_input_unchanged(values, in, context, "in");
       if (HasFailure()) return;
     }
   }

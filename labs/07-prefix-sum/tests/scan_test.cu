@@ -26,6 +26,7 @@ namespace {
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::Pattern;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -173,8 +174,9 @@ TEST_P(WarpScans, ScanEach32Elements) {
     DeviceBuffer<int> out(n + kGuard);
     out.fill_bytes(kIntPoisonByte);
     launch_warp_scans(in.data(), out.data(), n);
-    EXPECT_TRUE(scanned_correctly(host_scan(values, ScanKind::inclusive, kWarpSize), out.to_host(),
-                                  describe("warp_scans (index = element)", n, input, ScanKind::inclusive)));
+    const std::string context = describe("warp_scans (index = element)", n, input, ScanKind::inclusive);
+    EXPECT_TRUE(scanned_correctly(host_scan(values, ScanKind::inclusive, kWarpSize), out.to_host(), context));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -220,9 +222,11 @@ void check_block_scan(BlockLauncher launch, const BlockCase& c, ScanKind kind, i
     out.fill_bytes(kIntPoisonByte);
     launch(in.data(), out.data(), c.n, c.threads, nullptr);
     const std::size_t slice = static_cast<std::size_t>(c.threads) * per_thread;
-    EXPECT_TRUE(scanned_correctly(host_scan(values, kind, slice), out.to_host(),
-                                  describe(kernel, c.n, input, kind) + ", threads_per_block=" +
-                                      std::to_string(c.threads) + " (each block scans its own slice)"));
+    const std::string context = describe(kernel, c.n, input, kind) +
+                                ", threads_per_block=" + std::to_string(c.threads) +
+                                " (each block scans its own slice)";
+    EXPECT_TRUE(scanned_correctly(host_scan(values, kind, slice), out.to_host(), context));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -307,7 +311,7 @@ void check_whole_array(IntScan scan_function, const char* what, std::size_t n) {
       scan_function(in, out, n, kind);
       const std::string context = describe(what, n, input, kind);
       EXPECT_TRUE(scanned_correctly(host_scan(values, kind, n), out.to_host(), context));
-      EXPECT_TRUE(matches(compare_exact(values, in.to_host()), context + ": the input was changed"));
+      expect_input_unchanged(values, in, context, "in");
     }
   }
 }
@@ -336,9 +340,10 @@ TEST_P(ReduceThenScan, FloatScanOfSmallIntegersIsExact) {
     reduce_then_scan(in.data(), out.data(), n, kind, block_sums.data());
     const std::vector<int> expected_ints = host_scan(ints, kind, n);
     const std::vector<float> expected(expected_ints.begin(), expected_ints.end());
-    EXPECT_TRUE(
-        matches(compare_exact(expected, out.to_host()),
-                describe("reduce_then_scan(float) of values in {-1, 0, 1}", n, Input::uniform, kind)));
+    const std::string context =
+        describe("reduce_then_scan(float) of values in {-1, 0, 1}", n, Input::uniform, kind);
+    EXPECT_TRUE(matches(compare_exact(expected, out.to_host()), context));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -365,10 +370,11 @@ TEST_P(ReduceThenScan, FloatScanIsWithinToleranceOfADoubleScan) {
     }
     workbook::FloatTolerance tolerance = workbook::FloatTolerance::growing_with(n, 1.0e-6);
     tolerance.absolute = 1.0e-6;
-    EXPECT_TRUE(matches(
-        workbook::compare_floats(expected, out.to_host(), tolerance),
-        describe("reduce_then_scan(float) of values in [0, 1), vs a double scan", n, Input::uniform, kind) +
-            " (relative tolerance " + std::to_string(tolerance.relative) + ")"));
+    const std::string context =
+        describe("reduce_then_scan(float) of values in [0, 1), vs a double scan", n, Input::uniform, kind);
+    EXPECT_TRUE(matches(workbook::compare_floats(expected, out.to_host(), tolerance),
+                        context + " (relative tolerance " + std::to_string(tolerance.relative) + ")"));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -404,10 +410,11 @@ TEST_F(SinglePassRuns, RepeatedScansWithOneScratchAgree) {
     DeviceBuffer<int> out(n + kGuard);
     out.fill_bytes(kIntPoisonByte);
     single_pass_scan(in.data(), out.data(), n, ScanKind::exclusive, scratch);
-    EXPECT_TRUE(scanned_correctly(
-        expected, out.to_host(),
+    const std::string context =
         describe("single_pass_scan(int), run " + std::to_string(run + 1) + " with the same scratch", n,
-                 Input::uniform, ScanKind::exclusive)));
+                 Input::uniform, ScanKind::exclusive);
+    EXPECT_TRUE(scanned_correctly(expected, out.to_host(), context));
+    expect_input_unchanged(values, in, context, "in");
   }
 }
 
@@ -430,13 +437,16 @@ TEST_F(SinglePassRuns, ArraysNotAlignedTo16BytesAreScannedCorrectly) {
       single_pass_scan(in.data() + in_shift, out.data() + out_shift, n, ScanKind::inclusive, scratch);
       const std::vector<int> all = out.to_host();
       const std::vector<int> got(all.begin() + static_cast<std::ptrdiff_t>(out_shift), all.end());
-      EXPECT_TRUE(scanned_correctly(expected, got,
-                                    describe("single_pass_scan(int) of in + " + std::to_string(in_shift) +
-                                                 " into out + " + std::to_string(out_shift),
-                                             n, Input::uniform, ScanKind::inclusive)));
+      const std::string context = describe("single_pass_scan(int) of in + " + std::to_string(in_shift) +
+                                               " into out + " + std::to_string(out_shift),
+                                           n, Input::uniform, ScanKind::inclusive);
+      EXPECT_TRUE(scanned_correctly(expected, got, context));
       EXPECT_TRUE(std::all_of(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(out_shift),
                               [](int v) { return v == kIntPoison; }))
           << "single_pass_scan wrote before out + " << out_shift;
+      // The whole buffer, the elements before in + in_shift included: indices count from its start.
+      const std::string name = in_shift == 0 ? "in" : "in (index 0 = in - " + std::to_string(in_shift) + ")";
+      expect_input_unchanged(shifted, in, context, name);
     }
   }
 }

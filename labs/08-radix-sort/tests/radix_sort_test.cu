@@ -31,6 +31,7 @@ namespace {
 
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -238,14 +239,6 @@ void expect_output(const std::vector<std::uint32_t>& expected,
               context + ", the guard elements after " + name + "[n - 1] (nothing may be written there)"));
 }
 
-void expect_unchanged(const std::vector<std::uint32_t>& original, const DeviceBuffer<std::uint32_t>& device,
-                      const std::string& context, const std::string& name) {
-  const std::vector<std::uint32_t> now = device.to_host();
-  EXPECT_TRUE(
-      matches(compare_exact(original, std::vector<std::uint32_t>(now.begin(), now.begin() + original.size())),
-              context + ": " + name + " must come back unchanged"));
-}
-
 // ---------------------------------------------------------------------------
 // On the host: the digit, the geometry, the encodings.
 
@@ -408,7 +401,7 @@ TEST_P(SplitByBit, PutsTheZerosFirstThenTheOnesEachInInputOrder) {
       split_by_bit(in.data(), out.data(), n, bit, scratch);
       const std::string context = "split_by_bit on bit " + std::to_string(bit) + ", " + describe(n, pattern);
       expect_output(host_split(keys, bit), out.to_host(), context, "keys_out");
-      expect_unchanged(keys, in, context, "keys_in");
+      expect_input_unchanged(keys, in, context, "keys_in");
       if (HasFailure()) return;  // one failing case says enough
     }
   }
@@ -428,7 +421,7 @@ TEST_P(SplitSort, SortsWithThirtyTwoSplits) {
     split_sort(in.data(), out.data(), n, scratch);
     const std::string context = "split_sort, " + describe(n, pattern);
     expect_output(sorted_copy(keys), out.to_host(), context, "keys_out");
-    expect_unchanged(keys, in, context, "keys_in");
+    expect_input_unchanged(keys, in, context, "keys_in");
     if (HasFailure()) return;
   }
 }
@@ -514,7 +507,7 @@ TEST_P(SortKeys, SortsLikeStdStableSort) {
     sort_keys(in.data(), out.data(), n, scratch);
     const std::string context = "sort_keys, " + describe(n, pattern);
     expect_output(sorted_copy(keys), out.to_host(), context, "keys_out");
-    expect_unchanged(keys, in, context, "keys_in");
+    expect_input_unchanged(keys, in, context, "keys_in");
     if (HasFailure()) return;
   }
 }
@@ -640,8 +633,8 @@ TEST_P(SortPairs, KeepEqualKeysInInputOrderWithTheirValues) {
     expect_output(expected.first, keys_out.to_host(), context, "keys_out");
     expect_output(expected.second, values_out.to_host(), context,
                   "values_out (equal keys must keep their input order: their values ascend)");
-    expect_unchanged(keys, keys_in, context, "keys_in");
-    expect_unchanged(values, values_in, context, "values_in");
+    expect_input_unchanged(keys, keys_in, context, "keys_in");
+    expect_input_unchanged(values, values_in, context, "values_in");
     if (HasFailure()) return;
   }
 }
@@ -756,7 +749,7 @@ TEST_P(SortFloats, FollowTheTotalOrderBitForBit) {
                     : ", floats in [-1, 1] with -NaN, -inf, -0.0, +0.0, denormals, +inf, +NaN mixed in") +
         ", " + seed_text() + " (compared as bit patterns)";
     expect_output(expected, out.to_host(), context, "out");
-    expect_unchanged(bits, in, context, "in");
+    expect_input_unchanged(bits, in, context, "in");
     if (HasFailure()) return;
   }
 }

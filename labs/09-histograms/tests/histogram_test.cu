@@ -9,6 +9,7 @@
 // four bins in one shared-memory bank, sorted runs, and the easy ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,7 @@ namespace {
 
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -219,8 +221,9 @@ void check_byte_histogram(const std::string& what, const ByteHistogram& run, std
     const DeviceBuffer<std::uint8_t> in = workbook::to_device(bytes);
     bins.fill_bytes(kPoisonByte);
     run(in.data(), n, bins.data());
-    expect_histogram(host_histogram(bytes), bins.to_host(), n,
-                     describe(what, n, "bytes", to_string(input, false)));
+    const std::string context = describe(what, n, "bytes", to_string(input, false));
+    expect_histogram(host_histogram(bytes), bins.to_host(), n, context);
+    expect_input_unchanged(bytes, in, context, "in");
     if (::testing::Test::HasFailure()) return;  // one failing case says enough
   }
 }
@@ -470,6 +473,7 @@ TEST_P(BlockHistograms, EachBlockWritesItsShareAndTheSharesAddUp) {
     std::copy(got.begin() + written, got.end(), sums.begin() + kBins);
     expect_histogram(host_histogram(bytes), sums, n,
                      context + ", summed over the blocks (guards: after the last block)");
+    expect_input_unchanged(bytes, in, context, "in");
     if (HasFailure()) return;
   }
 }
@@ -495,9 +499,10 @@ TEST_F(SumBlockHistograms, AddsUpTheSameBinOfEveryBlock) {
     DeviceBuffer<std::uint32_t> bins(kBins + kGuard);
     bins.fill_bytes(kPoisonByte);
     launch_sum_block_histograms(device_block_bins.data(), blocks, bins.data());
-    expect_histogram(
-        expected, bins.to_host(), n,
-        "sum_block_histograms of " + std::to_string(blocks) + " seeded block histograms, " + seed_text());
+    const std::string context =
+        "sum_block_histograms of " + std::to_string(blocks) + " seeded block histograms, " + seed_text();
+    expect_histogram(expected, bins.to_host(), n, context);
+    expect_input_unchanged(block_bins, device_block_bins, context, "block_bins");
     if (HasFailure()) return;
   }
 }
@@ -583,15 +588,21 @@ TEST_F(Misaligned, InputsAtEveryOffsetCountOnlyTheirOwnBytes) {
       const std::vector<std::uint32_t> expected = host_histogram(bytes);
       DeviceBuffer<std::uint8_t> buffer(n + 2 * kVectorBytes);  // cudaMalloc: 256-byte aligned
       for (std::size_t offset = 0; offset < static_cast<std::size_t>(kVectorBytes); ++offset) {
+        // The whole buffer as uploaded: the input at the offset, 0xEE around it.
+        std::vector<std::uint8_t> uploaded(buffer.size(), kOutside);
+        std::copy(bytes.begin(), bytes.end(), uploaded.begin() + offset);
         buffer.fill_bytes(kOutside);
         CUDA_CHECK(cudaMemcpy(buffer.data() + offset, bytes.data(), n, cudaMemcpyHostToDevice));
         for (const auto& [name, run] : functions) {
           bins.fill_bytes(kPoisonByte);
           run(buffer.data() + offset, n, bins.data());
-          expect_histogram(expected, bins.to_host(), n,
-                           describe(name + " with the input " + std::to_string(offset) +
-                                        " bytes past a 16-byte boundary (bytes around it: 0xEE)",
-                                    n, "bytes", to_string(input, false)));
+          const std::string context = describe(name + " with the input " + std::to_string(offset) +
+                                                   " bytes past a 16-byte boundary (bytes around it: 0xEE)",
+                                               n, "bytes", to_string(input, false));
+          expect_histogram(expected, bins.to_host(), n, context);
+          expect_input_unchanged(
+              uploaded, buffer, context,
+              "in (with the 0xEE bytes around it: index " + std::to_string(offset) + " is in[0])");
           if (HasFailure()) return;
         }
       }
@@ -713,10 +724,11 @@ TEST_P(RgbHistogram, CountsEachChannelAndIgnoresAlpha) {
     const DeviceBuffer<std::uint32_t> in = workbook::to_device(pixels);
     bins.fill_bytes(kPoisonByte);
     rgb_histogram(in.data(), count, bins.data());
+    const std::string context = describe("rgb_histogram (bins 0-255 red, 256-511 green, 512-767 blue)", count,
+                                         "pixels", to_string(kind));
     // Three counts per pixel: the bins add up to 3 * count.
-    expect_histogram(host_rgb_histogram(pixels), bins.to_host(), 3 * count,
-                     describe("rgb_histogram (bins 0-255 red, 256-511 green, 512-767 blue)", count, "pixels",
-                              to_string(kind)));
+    expect_histogram(host_rgb_histogram(pixels), bins.to_host(), 3 * count, context);
+    expect_input_unchanged(pixels, in, context, "pixels");
     if (HasFailure()) return;
   }
 }
@@ -750,8 +762,9 @@ TEST_P(WideHistogram, CountsEverySixteenBitValue) {
     const DeviceBuffer<std::uint16_t> in = workbook::to_device(values);
     bins.fill_bytes(kPoisonByte);
     wide_histogram(in.data(), n, bins.data());
-    expect_histogram(host_wide_histogram(values), bins.to_host(), n,
-                     describe("wide_histogram", n, "16-bit values", to_string(input, true)));
+    const std::string context = describe("wide_histogram", n, "16-bit values", to_string(input, true));
+    expect_histogram(host_wide_histogram(values), bins.to_host(), n, context);
+    expect_input_unchanged(values, in, context, "in");
     if (HasFailure()) return;
   }
 }

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "lbvh.cuh"
@@ -33,6 +34,7 @@ namespace {
 using reference::Scene;
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
+using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 
@@ -173,6 +175,7 @@ TEST_P(SceneBox, IsTheUnionOfAllBoxes) {
     compute_scene_box(in.data(), static_cast<std::uint32_t>(n), partials.data(), out.data());
     EXPECT_TRUE(matches(compare_exact(flatten({reference::union_of(boxes)}), flatten(out.to_host())),
                         case_text(scene, n) + ", (lo.x, lo.y, lo.z, hi.x, hi.y, hi.z)"));
+    expect_input_unchanged(boxes, in, case_text(scene, n), "boxes");
   }
 }
 
@@ -185,7 +188,8 @@ TEST_P(MortonCodes, MatchTheHostForEveryObject) {
   for (const Scene scene : {Scene::uniform, Scene::on_a_plane, Scene::huge_and_tiny}) {
     const std::vector<Aabb> boxes = reference::make_scene(scene, n, seed_for(scene, n));
     const DeviceBuffer<Aabb> in = workbook::to_device(boxes);
-    const DeviceBuffer<Aabb> scene_box = workbook::to_device(std::vector<Aabb>{reference::union_of(boxes)});
+    const std::vector<Aabb> scene_boxes = {reference::union_of(boxes)};
+    const DeviceBuffer<Aabb> scene_box = workbook::to_device(scene_boxes);
     DeviceBuffer<std::uint32_t> codes(n), indices(n);
     codes.fill_bytes(kPoisonByte);
     indices.fill_bytes(kPoisonByte);
@@ -196,6 +200,8 @@ TEST_P(MortonCodes, MatchTheHostForEveryObject) {
     std::vector<std::uint32_t> identity(n);
     for (std::size_t i = 0; i < n; ++i) identity[i] = static_cast<std::uint32_t>(i);
     EXPECT_TRUE(matches(compare_exact(identity, indices.to_host()), case_text(scene, n) + " (indices)"));
+    expect_input_unchanged(boxes, in, case_text(scene, n), "boxes");
+    expect_input_unchanged(scene_boxes, scene_box, case_text(scene, n), "scene");
   }
 }
 
@@ -223,6 +229,7 @@ TEST_P(SortByCode, BuildSortsTheCodesWithTheirObjectsStably) {
                         case_text(scene, n) + " (sorted codes)"));
     EXPECT_TRUE(matches(compare_exact(want.objects, download(bvh.objects(), n)),
                         case_text(scene, n) + " (objects: equal codes keep the input order)"));
+    expect_input_unchanged(boxes, in, case_text(scene, n), "boxes");
   }
 }
 
@@ -354,6 +361,7 @@ TEST_P(Hierarchy, MatchesTheReferenceTreeExactly) {
     EXPECT_TRUE(matches(compare_exact(want.last, last.to_host()), context + " (last: rightmost leaves)"));
     EXPECT_TRUE(matches(compare_exact(want.parent, parent.to_host()),
                         context + " (parents; parent[0] = kNoParent = 4294967295)"));
+    expect_input_unchanged(codes, in, context, "codes");
   }
 }
 
@@ -383,10 +391,16 @@ TEST_P(NodeBoxes, AreTheUnionsOfTheirChildrenTwiceInARow) {
       out.fill_bytes(kPoisonByte);
       launch_compute_node_boxes(object_boxes.data(), objects.data(), left.data(), right.data(), parent.data(),
                                 static_cast<std::uint32_t>(n), arrivals.data(), out.data());
+      const std::string context = case_text(scene, n) + ", run " + std::to_string(run);
       ASSERT_TRUE(
           matches(compare_exact(flatten(want), flatten(out.to_host())),
-                  case_text(scene, n) + ", run " + std::to_string(run) +
-                      " (node k's box is elements 6k .. 6k + 5: lo.x, lo.y, lo.z, hi.x, hi.y, hi.z)"));
+                  context + " (node k's box is elements 6k .. 6k + 5: lo.x, lo.y, lo.z, hi.x, hi.y, hi.z)"));
+      expect_input_unchanged(boxes, object_boxes, context, "object_boxes");
+      expect_input_unchanged(sorted.objects, objects, context, "objects");
+      expect_input_unchanged(tree.left, left, context, "left");
+      expect_input_unchanged(tree.right, right, context, "right");
+      expect_input_unchanged(tree.parent, parent, context, "parent");
+      if (HasFailure()) return;
     }
   }
 }
@@ -426,6 +440,7 @@ TEST_P(Build, MakesAValidTreeWithOneLeafPerObject) {
   bvh.build(in.data(), n);
   const std::string problem = reference::validate(download_tree(bvh, n), boxes);
   EXPECT_TRUE(problem.empty()) << case_text(scene, n) << ": " << problem;
+  expect_input_unchanged(boxes, in, case_text(scene, n), "boxes");
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, Build,
@@ -435,8 +450,11 @@ INSTANTIATE_TEST_SUITE_P(Scenes, Build,
 // ---------------------------------------------------------------------------
 // Part 5: the query on reference trees (uploaded), so it is graded on its own
 
-// A tree on the device, made on the host.
+// A tree on the device, made on the host. The host arrays are kept to check
+// that the query leaves the tree as it was uploaded.
 struct UploadedTree {
+  std::vector<std::uint32_t> host_objects, host_left, host_right, host_last;
+  std::vector<Aabb> host_boxes;
   DeviceBuffer<std::uint32_t> objects, left, right, last;
   DeviceBuffer<Aabb> boxes;
   std::uint32_t n = 0;
@@ -451,19 +469,40 @@ struct UploadedTree {
     v.boxes = boxes.data();
     return v;
   }
+
+  // Every array of the tree (the query's input) must hold what was uploaded.
+  void expect_unchanged(const std::string& context) const {
+    expect_input_unchanged(host_objects, objects, context, "tree.objects");
+    expect_input_unchanged(host_left, left, context, "tree.left");
+    expect_input_unchanged(host_right, right, context, "tree.right");
+    expect_input_unchanged(host_last, last, context, "tree.last");
+    expect_input_unchanged(host_boxes, boxes, context, "tree.boxes");
+  }
 };
+
+UploadedTree upload_tree(std::vector<std::uint32_t> objects, std::vector<std::uint32_t> left,
+                         std::vector<std::uint32_t> right, std::vector<std::uint32_t> last,
+                         std::vector<Aabb> boxes) {
+  UploadedTree t;
+  t.n = static_cast<std::uint32_t>(objects.size());
+  t.objects = workbook::to_device(objects);
+  t.left = workbook::to_device(left);
+  t.right = workbook::to_device(right);
+  t.last = workbook::to_device(last);
+  t.boxes = workbook::to_device(boxes);
+  t.host_objects = std::move(objects);
+  t.host_left = std::move(left);
+  t.host_right = std::move(right);
+  t.host_last = std::move(last);
+  t.host_boxes = std::move(boxes);
+  return t;
+}
 
 UploadedTree upload_reference_tree(const std::vector<Aabb>& boxes) {
   const reference::SortedObjects sorted = reference::sort_objects(boxes);
   const reference::Tree tree = reference::build_tree(sorted.sorted_codes);
-  UploadedTree t;
-  t.n = static_cast<std::uint32_t>(boxes.size());
-  t.objects = workbook::to_device(sorted.objects);
-  t.left = workbook::to_device(tree.left);
-  t.right = workbook::to_device(tree.right);
-  t.last = workbook::to_device(tree.last);
-  t.boxes = workbook::to_device(reference::node_boxes(tree, sorted.objects, boxes));
-  return t;
+  return upload_tree(sorted.objects, tree.left, tree.right, tree.last,
+                     reference::node_boxes(tree, sorted.objects, boxes));
 }
 
 struct QueryResult {
@@ -500,6 +539,7 @@ TEST_P(Query, OnTheReferenceTreeFindsExactlyTheBruteForcePairs) {
                             << ": the status word reports a stack overflow on a tree of "
                             << "at most 62 levels";
   EXPECT_TRUE(same_pairs(want, pair_keys(got.pairs), case_text(scene, n)));
+  tree.expect_unchanged(case_text(scene, n));
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, Query,
@@ -577,15 +617,12 @@ TEST_F(StackOverflow, IsReportedInTheStatusWordAndByFindOverlappingPairs) {
   int overflowed = 0;
   for (const bool spine_on_left : {true, false}) {
     const Comb c = make_comb(100, spine_on_left);
-    UploadedTree tree;
-    tree.n = c.n;
-    tree.objects = workbook::to_device(c.objects);
-    tree.left = workbook::to_device(c.left);
-    tree.right = workbook::to_device(c.right);
-    tree.last = workbook::to_device(c.last);
-    tree.boxes = workbook::to_device(c.boxes);
+    const UploadedTree tree = upload_tree(c.objects, c.left, c.right, c.last, c.boxes);
     const std::size_t all_pairs = static_cast<std::size_t>(c.n) * (c.n - 1) / 2;
     const QueryResult got = run_query(tree.view(), all_pairs);
+    const std::string context =
+        std::string("comb of 100 levels, spine on the ") + (spine_on_left ? "left" : "right");
+    tree.expect_unchanged(context);
     if ((got.status & kStackOverflowed) != 0) {
       ++overflowed;
       continue;
@@ -597,9 +634,7 @@ TEST_F(StackOverflow, IsReportedInTheStatusWordAndByFindOverlappingPairs) {
       for (std::uint32_t b = a + 1; b < c.n; ++b) want.push_back(reference::pair_key(a, b));
     }
     EXPECT_TRUE(same_pairs(want, pair_keys(got.pairs),
-                           std::string("comb of 100 levels, spine on the ") +
-                               (spine_on_left ? "left" : "right") +
-                               ", no overflow reported, so every pair must be found"));
+                           context + ", no overflow reported, so every pair must be found"));
   }
   EXPECT_GE(overflowed, 1) << "a comb of 100 levels with a pending subtree at each must overflow a stack of "
                            << kStackSize << " entries on one side: set kStackOverflowed in *status";
@@ -639,6 +674,7 @@ TEST_F(PairCapacity, TooSmallReturnsTheCountAndARetryGetsEveryPair) {
   EXPECT_EQ(again, want.size());
   EXPECT_TRUE(
       same_pairs(want, pair_keys(enough.to_host()), "uniform scene, n=3000, the retry, " + seed_text()));
+  expect_input_unchanged(boxes, in, "uniform scene, n=3000, " + seed_text(), "boxes");
 }
 
 // ---------------------------------------------------------------------------
@@ -660,6 +696,7 @@ TEST_P(Pairs, EqualBruteForce) {
   got.resize(std::min(found, got.size()));
   EXPECT_EQ(found, want.size()) << case_text(scene, n) << ": the count returned";
   EXPECT_TRUE(same_pairs(want, pair_keys(got), case_text(scene, n)));
+  expect_input_unchanged(boxes, in, case_text(scene, n), "boxes");
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, Pairs,
@@ -689,7 +726,9 @@ TEST_F(LargePairs, At2To18EqualSortAndSweep) {
     const std::size_t found = bvh.find_overlapping_pairs(pairs.data(), want.size() + 16);
     std::vector<Pair> got = pairs.to_host();
     got.resize(std::min(found, got.size()));
-    EXPECT_TRUE(same_pairs(want, pair_keys(got), std::string(names[s]) + ", n=2^18, " + seed_text()));
+    const std::string context = std::string(names[s]) + ", n=2^18, " + seed_text();
+    EXPECT_TRUE(same_pairs(want, pair_keys(got), context));
+    expect_input_unchanged(scenes[s], in, context, "boxes");
   }
 }
 
@@ -707,8 +746,9 @@ TEST_F(Rebuild, OfASmallerSceneInTheSameLbvhIsCorrect) {
     const std::size_t found = bvh.find_overlapping_pairs(pairs.data(), want.size() + 1);
     std::vector<Pair> got = pairs.to_host();
     got.resize(std::min(found, got.size()));
-    EXPECT_TRUE(
-        same_pairs(want, pair_keys(got), "uniform, n=" + std::to_string(n) + " after a larger build"));
+    const std::string context = "uniform, n=" + std::to_string(n) + " after a larger build";
+    EXPECT_TRUE(same_pairs(want, pair_keys(got), context));
+    expect_input_unchanged(boxes, in, context, "boxes");
   }
 }
 
