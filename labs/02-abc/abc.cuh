@@ -14,11 +14,17 @@
 namespace abc {
 
 /// @brief Threads per block of both kernels. 256 is a multiple of the warp
-/// size that lets 8 blocks share an SM (2048 threads on sm_80 and newer).
+/// size, and whole blocks of it fill an SM on every GPU the course supports:
+/// an SM holds 2048 threads on sm_80 and sm_90 (8 such blocks), 1536 on sm_86,
+/// sm_89 and sm_120 (6) and 1024 on sm_75 (4). Ask your GPU:
+/// cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+/// or cudaOccupancyMaxActiveBlocksPerMultiprocessor for a given kernel.
 constexpr int kThreadsPerBlock = 256;
 
 /// @brief Blocks per SM for the grid-stride launch: enough resident threads
 /// to keep the memory system busy, no more (more blocks only add scheduling).
+/// 8 fills an SM of 2048 threads; where an SM holds fewer, the blocks beyond
+/// what fits wait for a turn, which costs little on this streaming kernel.
 constexpr int kGridStrideBlocksPerSm = 8;
 
 /// @brief One thread per element: thread i computes d[i] = a[i] * b[i] + c[i]
