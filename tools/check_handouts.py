@@ -33,6 +33,10 @@ from urllib.parse import unquote
 ROOT = Path(__file__).resolve().parent.parent
 OUTLINE_SECTION = "Handout outline"
 CHECK_YOURSELF = "Check yourself"
+HINTS = "Hints"
+HINTS_BY_TASK = "### Hints by task"
+HINT_KINDS = ("a nudge", "the approach", "the code idea")
+HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|the code idea)</summary>")
 MIN_QUESTIONS, MAX_QUESTIONS = 4, 6  # CONTRIBUTING.md, "Handout outline", item "Check yourself"
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -172,6 +176,49 @@ def check_questions(lab: str, body: list[str]) -> list[str]:
     return problems
 
 
+def count_todos(folder: Path) -> int:
+    """The number of TODO(k) of the lab's student file (the experiment has none)."""
+    numbers = set()
+    for source in folder.glob("*.cu"):
+        if source.name != "experiment.cu":
+            numbers |= {int(k) for k in re.findall(r"// TODO\((\d+)\)", source.read_text(encoding="utf-8"))}
+    return max(numbers, default=0)
+
+
+def check_task_hints(lab: str, body: list[str], todos: int) -> list[str]:
+    """Where the Hints section has "### Hints by task": three folded hints
+    (a nudge, the approach, the code idea) for every TODO(k) of the student file."""
+    stripped = [line.strip() for line in body]
+    if HINTS_BY_TASK not in stripped:
+        return []
+    where = f'{lab}: "## {HINTS}" ({HINTS_BY_TASK})'
+    found: dict[int, list[str]] = {}
+    problems = []
+    in_hint = False  # after a hint's <summary>, before its </details>
+    for i, line in enumerate(stripped):
+        if line == "</details>" and in_hint:
+            in_hint = False
+            if stripped[i - 1] != "":
+                problems.append(f"{where}: put a blank line before the </details> of line {i + 1} of the "
+                                "section, or the hint shows as raw text")
+        match = HINT_SUMMARY.search(line)
+        if not match:
+            continue
+        in_hint = True
+        found.setdefault(int(match[1]), []).append(match[2])
+        if i + 1 < len(stripped) and stripped[i + 1] != "":
+            problems.append(f"{where}: put a blank line after the summary of TODO({match[1]}), {match[2]}")
+    for k in range(1, todos + 1):
+        missing = [kind for kind in HINT_KINDS if kind not in found.get(k, [])]
+        if missing:
+            problems.append(f"{where}: TODO({k}) lacks {', '.join(missing)}: every TODO of the student file "
+                            f"gets three folded hints, {', '.join(HINT_KINDS)}")
+    extra = sorted(k for k in found if k > todos)
+    if extra:
+        problems.append(f"{where}: hints for TODO({extra[0]}), but the student file has {todos} TODOs")
+    return problems
+
+
 def image_targets(lines: list[str]) -> list[str]:
     targets = []
     definitions = {}
@@ -222,6 +269,8 @@ def check_handout(handout: Path, outline: list[str], root: Path) -> list[str]:
     bodies = {heading: body for heading, body in sections}
     if CHECK_YOURSELF in outline and CHECK_YOURSELF in bodies:
         problems += check_questions(lab, bodies[CHECK_YOURSELF])
+    if HINTS in bodies:
+        problems += check_task_hints(lab, bodies[HINTS], count_todos(handout.parent))
     for heading, body in sections:
         if heading in outline and not any(line.strip() for line in body):
             problems.append(f'{lab}: the section "## {heading}" is empty')
@@ -274,6 +323,15 @@ def good_handout(number: str, outline: list[str]) -> str:
     return "\n".join(parts) + "\n"
 
 
+def task_hints(kinds_by_todo: dict[int, tuple[str, ...]]) -> str:
+    parts = ["Text of Hints.", "", HINTS_BY_TASK, ""]
+    for k, kinds in kinds_by_todo.items():
+        for kind in kinds:
+            parts += ["<details>", f"<summary>TODO({k}), <code>f{k}</code>: {kind}</summary>", "",
+                      f"Hint for TODO({k}).", "", "</details>"]
+    return "\n".join(parts) + "\n"
+
+
 def self_test() -> int:
     outline = read_outline(ROOT / "CONTRIBUTING.md")
     print(f"self-test: the outline of CONTRIBUTING.md has {len(outline)} sections: {', '.join(outline)}")
@@ -306,6 +364,9 @@ def self_test() -> int:
          ['98-answers: "## Check yourself" has 4 questions but 3 numbered answers']),
         ("99-title", good.replace("# Lab 90 —", "# Lab 42 —"),
          ['99-title: the handout must start with the title "# Lab 99']),
+        ("89-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS[:2]})),
+         ['89-hints: "## Hints" (### Hints by task): TODO(2) lacks the code idea']),
+        ("88-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS})), []),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -318,6 +379,7 @@ def self_test() -> int:
             text = text.replace("# Lab 90 —", f"# Lab {name[:2]} —") if name != "99-title" else text
             (folder / "README.md").write_text(text, encoding="utf-8")
             (folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n", encoding="utf-8")
+            (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
         for name, _, expected in cases:
             problems, _, _ = check_all(root, [name])
             for line in problems:
