@@ -12,14 +12,14 @@
 namespace abc {
 
 __global__ void abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
-  // TODO(1): Compute the global index i (as std::size_t, so that large n cannot
-  //          overflow an int) and, if i < n, write d[i] = a[i] * b[i] + c[i].
+  // TODO(1): Each thread of the grid owns one element i: d[i] = a[i] * b[i] + c[i] when i < n, and
+  //          a thread past the end writes nothing. The index must not overflow for any n.
 }
 
 __global__ void abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
-  // TODO(2): Start at the global index and step by the number of threads in the
-  //          whole grid (gridDim.x * blockDim.x) until you pass n. Neighbouring
-  //          threads then touch neighbouring elements in every step: coalesced.
+  // TODO(2): With a grid of any size, the threads together write d[i] = a[i] * b[i] + c[i] for
+  //          every i < n, each once, and nothing past n; no index may overflow. The accesses of a
+  //          warp stay coalesced at every step.
 }
 
 namespace {
@@ -38,15 +38,15 @@ namespace {
 
 void launch_abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
-  // TODO(3): Launch abc_one_per_element with kThreadsPerBlock threads per block and
-  //          enough blocks for n elements (round up), then CUDA_CHECK_LAUNCH.
+  // TODO(3): Launch abc_one_per_element in blocks of kThreadsPerBlock threads, with a thread for
+  //          every one of the n elements; check the launch with CUDA_CHECK_LAUNCH.
 }
 
 void launch_abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
-  // TODO(4): Launch abc_grid_stride with kThreadsPerBlock threads per block and
-  //          kGridStrideBlocksPerSm blocks per SM, but never more blocks than n
-  //          needs; then CUDA_CHECK_LAUNCH. The SM count comes from sm_count().
+  // TODO(4): Launch abc_grid_stride in blocks of kThreadsPerBlock threads on a grid sized for the GPU
+  //          (kGridStrideBlocksPerSm blocks per SM; sm_count() gives the SMs), but never more blocks
+  //          than n needs; check the launch with CUDA_CHECK_LAUNCH.
 }
 
 std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<float>& b,
@@ -56,9 +56,8 @@ std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<flo
                                 std::to_string(a.size()) + ", " + std::to_string(b.size()) + " and " +
                                 std::to_string(c.size()));
   }
-  // TODO(5): Copy a, b and c to the device (workbook::to_device), allocate a
-  //          DeviceBuffer<float> for d, run launch_abc_grid_stride and return d
-  //          copied back to the host. The buffers free themselves at the end of scope.
+  // TODO(5): Return d = a * b + c as a host vector, computed on the GPU by launch_abc_grid_stride.
+  //          Device memory lives in workbook::DeviceBuffer (workbook::to_device helps), so none leaks.
   return {};
 }
 

@@ -9,20 +9,20 @@
 namespace coalescing {
 
 __host__ __device__ std::size_t row_major_index(int row, int col, int cols) {
-  // TODO(1): Return row * cols + col. Convert to std::size_t BEFORE multiplying:
-  //          an 8192 x 8192 matrix is fine in int, but 70000 x 70000 is not.
+  // TODO(1): Return the row-major index of element (row, col) of a matrix with `cols` columns.
+  //          It must be exact past 2^31 elements (a 70000 x 70000 matrix): no int overflow on the way.
   return 0;
 }
 
 __host__ __device__ int shared_bank(int row, int col, int pitch) {
-  // TODO(2): The element's word index in the shared array is row * pitch + col;
-  //          its bank is that index modulo kSharedBanks.
+  // TODO(2): Return the bank, 0 to kSharedBanks - 1, that holds float (row, col) of a shared array
+  //          whose rows are `pitch` floats apart.
   return 0;
 }
 
 __global__ void strided_copy(float* out, const float* in, std::size_t n, int stride) {
-  // TODO(3): One thread per output element: compute the global index i as a std::size_t
-  //          (n can exceed 2^31 / stride), and if i < n copy in[i * stride] to out[i].
+  // TODO(3): Each thread of the grid (one per output element) sets its element: out[i] = in[i * stride].
+  //          No thread writes past out[n - 1]; indices must stay exact where n * stride exceeds 2^31.
 }
 
 void launch_strided_copy(float* out, const float* in, std::size_t n, int stride, cudaStream_t stream) {
@@ -34,7 +34,8 @@ void launch_strided_copy(float* out, const float* in, std::size_t n, int stride,
 }
 
 __global__ void offset_copy(float* out, const float* in, std::size_t n, int offset) {
-  // TODO(4): One thread per output element: if its index i < n, copy in[i + offset] to out[i].
+  // TODO(4): Each thread of the grid (one per output element) sets its element: out[i] = in[i + offset].
+  //          No thread writes past out[n - 1].
 }
 
 void launch_offset_copy(float* out, const float* in, std::size_t n, int offset, cudaStream_t stream) {
@@ -46,9 +47,9 @@ void launch_offset_copy(float* out, const float* in, std::size_t n, int offset, 
 }
 
 __global__ void row_sums(float* sums, const float* matrix, int rows, int cols) {
-  // TODO(5): Thread r (its global index) adds up row r, columns 0 to cols - 1, in a
-  //          float, and writes the total to sums[r]. Threads with r >= rows do nothing.
-  //          Use row_major_index for the element's index.
+  // TODO(5): One thread per row of the grid: sums[r] must hold the float sum of row r, added up by
+  //          that one thread, for every r < rows. Threads without a row write nothing.
+  //          Index the matrix with row_major_index.
 }
 
 void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
@@ -59,8 +60,8 @@ void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaS
 }
 
 __global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
-  // TODO(6): Thread c (its global index) adds up column c, rows 0 to rows - 1, in a
-  //          float, and writes the total to sums[c]. Threads with c >= cols do nothing.
+  // TODO(6): One thread per column of the grid: sums[c] must hold the float sum of column c, added up
+  //          by that one thread, for every c < cols. Threads without a column write nothing.
 }
 
 void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {
@@ -71,10 +72,9 @@ void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cu
 }
 
 __global__ void transpose_naive(float* out, const float* in, int rows, int cols) {
-  // TODO(7): This block's tile starts at row blockIdx.y * kTileDim, column blockIdx.x * kTileDim
-  //          of `in`. The thread's column is tile column + threadIdx.x; it handles the rows
-  //          tile row + threadIdx.y + k for k = 0, kBlockRows, 2 * kBlockRows, ... < kTileDim.
-  //          For each (row, col) inside the matrix: out[col * rows + row] = in[row * cols + col].
+  // TODO(7): Copy this block's kTileDim x kTileDim tile of `in` (blockIdx.x counts tiles across the
+  //          columns, blockIdx.y down the rows) transposed, straight into `out`: out(c, r) = in(r, c).
+  //          The kTileDim x kBlockRows threads cover the whole tile; nothing outside the matrix is touched.
 }
 
 void launch_transpose_naive(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
@@ -87,22 +87,15 @@ void launch_transpose_naive(float* out, const float* in, int rows, int cols, cud
 }
 
 __global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
-  // TODO(8): 1. Declare a __shared__ float tile of kTileDim rows of kTilePitch floats
-  //             (the extra column keeps a tile column in 32 different banks).
-  //          2. Read this block's kTileDim x kTileDim tile of `in` row by row: thread (x, y)
-  //             copies in(tile row + y + k, tile col + x) to tile[y + k][x], k = 0, 8, 16, 24,
-  //             skipping elements outside the matrix.
-  //          3. __syncthreads(): every element must be in the tile before anyone reads it.
-  //          4. Write the tile transposed: the output tile starts at row (tile col), column
-  //             (tile row) of `out`, which has `rows` columns; thread (x, y) writes
-  //             out(tile col + y + k, tile row + x) = tile[x][y + k], again skipping the outside.
+  // TODO(8): Transpose the same tile as transpose_naive into `out`, through a padded __shared__ tile
+  //          (kTileDim rows of kTilePitch floats): global reads and writes both coalesced, no bank
+  //          conflicts. Every thread reaches the barrier; nothing outside the matrix is touched.
 }
 
 void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
-  // TODO(9): Launch transpose_tiled on `stream` with blocks of kTileDim x kBlockRows threads and
-  //          one block per kTileDim x kTileDim tile (x over columns, y over rows; round up),
-  //          then check the launch with CUDA_CHECK_LAUNCH("transpose_tiled").
+  // TODO(9): Launch transpose_tiled on `stream`: blocks of kTileDim x kBlockRows threads, one per tile of
+  //          `in` (as your kernel expects), every element covered. Check it with CUDA_CHECK_LAUNCH.
 }
 
 }  // namespace coalescing

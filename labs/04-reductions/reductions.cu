@@ -41,23 +41,21 @@ void check_block_size(int threads, const char* launcher) {
 // Part 1: trees in shared memory.
 
 __host__ __device__ int next_power_of_two(int n) {
-  // TODO(1): Return the smallest power of two that is at least n (1 for n <= 1):
-  //          start from 1 and double it while it is below n.
+  // TODO(1): Return the smallest power of two that is at least n (1 for n <= 1), for n up to 2^30.
+  //          It runs on the host and on the device.
   return 0;
 }
 
 __global__ void block_sum_interleaved(const int* in, int* partials, std::size_t n) {
-  // TODO(2): Each thread t loads one element of the block's slice into the dynamic shared
-  //          array (0 past n) and the block waits. Then, for s = 1, 2, 4, ... while s < blockDim.x:
-  //          thread t adds shared[t + s] into shared[t] if t is a multiple of 2s and t + s is
-  //          inside the block; __syncthreads() after every step. Thread 0 writes shared[0].
+  // TODO(2): partials[blockIdx.x] = the sum of the block's blockDim.x elements of `in` (0 past n), by a
+  //          tree with interleaved addressing in the dynamic shared array, right for any block size 1 to
+  //          1024. Every thread reaches every __syncthreads(); only thread 0 writes to partials.
 }
 
 __global__ void block_sum_sequential(const int* in, int* partials, std::size_t n) {
-  // TODO(3): Load and wait as in block_sum_interleaved. Then halve a tree of
-  //          next_power_of_two(blockDim.x) leaves: for half = that / 2, ..., 2, 1, thread
-  //          t < half adds shared[t + half] into shared[t] when t + half < blockDim.x (the
-  //          leaves past blockDim.x do not exist); __syncthreads() after every step.
+  // TODO(3): The same result as block_sum_interleaved, with sequential addressing: in every step the
+  //          threads that add are contiguous from thread 0 and read contiguous words. Any block size
+  //          1 to 1024 (next_power_of_two helps); every thread reaches every __syncthreads().
 }
 
 void launch_block_sum_interleaved(const int* in, int* partials, std::size_t n, int threads_per_block,
@@ -87,9 +85,8 @@ void launch_block_sum_sequential(const int* in, int* partials, std::size_t n, in
 // warp must call it (the shuffles name all 32 lanes in their mask).
 template <typename Op>
 __device__ typename Op::Value warp_reduce(typename Op::Value value, Op op) {
-  // TODO(4): Five steps, offset = 16, 8, 4, 2, 1: combine value with the value of the lane
-  //          `offset` places higher, __shfl_down_sync(kFullWarpMask, value, offset). After the
-  //          last step lane 0 holds the result of all 32 lanes.
+  // TODO(4): Return, in lane 0, op applied over the 32 lanes' values (other lanes may return anything).
+  //          Warp shuffles only (__shfl_down_sync with kFullWarpMask): no shared memory, no barrier.
   return value;
 }
 
@@ -100,10 +97,9 @@ __device__ typename Op::Value warp_reduce(typename Op::Value value, Op op) {
 template <typename Op>
 __device__ typename Op::Value block_reduce(typename Op::Value value, Op op) {
   using T = typename Op::Value;
-  // TODO(5): Reduce within each warp (warp_reduce); lane 0 of warp w writes the warp's result to
-  //          a __shared__ array of kMaxThreadsPerBlock / kWarpSize values at [w]; __syncthreads();
-  //          then warp 0 loads one warp result per lane (the identity, Op::kIdentity, in lanes
-  //          past the number of warps) and reduces them with warp_reduce once more.
+  // TODO(5): Return, in thread 0, op applied over the values of all the block's threads, built from
+  //          warp_reduce and a __shared__ array of kMaxThreadsPerBlock / kWarpSize values. Every lane
+  //          of a shuffle holds a real value or Op::kIdentity; every thread reaches the one barrier.
   return value;
 }
 
@@ -162,14 +158,13 @@ __device__ void atomic_combine(float* address, float value, Sum<float>) {
 // The sign bit of the NEW value picks the integer atomic that gives the right
 // answer against any old value (the identity +-infinity included).
 __device__ void atomic_combine(float* address, float value, Min<float>) {
-  // TODO(6): Float atomic minimum from integer atomics: if the bits of value, read as an int
-  //          (__float_as_int), are >= 0 (sign bit clear), atomicMin on the address as int*
-  //          with those bits; otherwise atomicMax on the address as unsigned int* with
-  //          __float_as_uint(value). Check the four sign cases of old and new on paper.
+  // TODO(6): Atomically make *address the smaller of its value and `value`, with one integer atomic
+  //          on the float's bits (CUDA has no float atomicMin). Right for every sign of the old and
+  //          the new value, -0.0 and +-infinity included.
 }
 __device__ void atomic_combine(float* address, float value, Max<float>) {
-  // TODO(7): The mirror image: sign bit clear -> atomicMax on the int bits; sign bit
-  //          set -> atomicMin on the unsigned bits.
+  // TODO(7): The same for the larger of the two: one integer atomic on the float's bits, right for
+  //          every sign of the old and the new value.
 }
 
 // Every thread accumulates a grid-stride slice of `in`, the block reduces its
@@ -180,14 +175,10 @@ __global__ void reduce_grid_stride(const typename Op::Value* in, std::size_t n, 
                                    Combine combine) {
   using T = typename Op::Value;
   const Op op{};
-  // TODO(8): 1. Start a thread's accumulator at Op::kIdentity. Walk the grid-stride slice
-  //             i, i + stride, i + 2 stride, ... (stride = gridDim.x * blockDim.x, std::size_t),
-  //             kItemsPerThread elements per step: load them all into a small array first,
-  //             then combine them (the loads are then in flight together); finish the last
-  //             few elements one at a time.
-  //          2. total = block_reduce(accumulator, op).
-  //          3. Thread 0: with Combine::atomic_per_block atomic_combine(out, total, op),
-  //             otherwise out[blockIdx.x] = total.
+  // TODO(8): The grid together combines every element of in[0, n) exactly once, for any grid size and
+  //          any n, each thread keeping kItemsPerThread loads in flight (std::size_t indices). The block's
+  //          result (block_reduce) goes, from thread 0 only, into out[0] with atomic_combine for
+  //          Combine::atomic_per_block, or to out[blockIdx.x] otherwise.
 }
 
 template <typename T>
@@ -218,11 +209,10 @@ void reduce_whole_array(const typename Op::Value* in, std::size_t n, typename Op
     CUDA_CHECK_LAUNCH("store_value");
     return;
   }
-  // TODO(9): blocks = reduction_grid_blocks(n). Atomic per block: first store Op::kIdentity in
-  //          *result (store_value<<<1, 1, 0, stream>>>), then launch reduce_grid_stride<Op> with
-  //          blocks x kThreadsPerBlock threads on `stream`. Second pass: launch it writing one value
-  //          per block into partials, then launch it once more with ONE block over those `blocks`
-  //          partials, writing *result. CUDA_CHECK_LAUNCH after every launch.
+  // TODO(9): Leave the reduction of in[0, n) in *result, on `stream`, with reduce_grid_stride<Op> on
+  //          reduction_grid_blocks(n) blocks of kThreadsPerBlock threads. Atomic per block: *result holds
+  //          Op::kIdentity before any block combines into it (store_value). Second pass: no atomics, the
+  //          block results go through partials. CUDA_CHECK_LAUNCH after every launch.
 }
 
 }  // namespace

@@ -40,39 +40,40 @@ void check_slot_count(int slot_count, const char* launcher) {
 
 template <int Slots, int Pitch>
 __host__ __device__ int ParallelCounter<Slots, Pitch>::slot_of(unsigned thread_index) {
-  // TODO(1): Return thread_index modulo Slots. With Slots = 32 this is the lane: the 32
-  //          threads of a warp update 32 different slots.
+  // TODO(1): Return the slot, 0 to Slots - 1, that thread thread_index of a block updates (the header
+  //          defines it): with 32 slots, the 32 lanes of a warp must land in 32 different slots.
   return 0;
 }
 
 template <int Slots, int Pitch>
 __host__ __device__ int ParallelCounter<Slots, Pitch>::word_of_slot(int slot) {
-  // TODO(2): Slot s lives in words[s * Pitch]: neighbours when Pitch is 1, a cache line
-  //          apart when Pitch is kPaddedPitch.
+  // TODO(2): Return the index in words where slot `slot` lives, for the layout that Pitch describes
+  //          (kPackedPitch: the slots are neighbours; kPaddedPitch: each slot has its own 128-byte line).
   return 0;
 }
 
 template <int Slots, int Pitch>
 __host__ __device__ void ParallelCounter<Slots, Pitch>::set(unsigned value) {
-  // TODO(3): Clear every word (padding included), then give each slot value / Slots and
-  //          the first value % Slots slots one more, so that the slots add up to value.
+  // TODO(3): Make the counter hold value, spread as evenly as the header says (total() == value), with
+  //          every padding word 0 afterwards. The memory may hold garbage before the call.
 }
 
 template <int Slots, int Pitch>
 __host__ __device__ unsigned ParallelCounter<Slots, Pitch>::total() const {
-  // TODO(4): Add up the Slots slots (not the padding) in an unsigned: wrapping modulo
-  //          2^32 is what makes a slot that went "below zero" still give the right total.
+  // TODO(4): Return the counter's value: the sum of the slots modulo 2^32, padding not included. It must
+  //          stay right when a slot has wrapped below zero.
   return 0;
 }
 
 template <int Slots, int Pitch>
 __device__ void ParallelCounter<Slots, Pitch>::operator+=(unsigned amount) {
-  // TODO(5): atomicAdd amount to this thread's slot: words[word_of_slot(slot_of(threadIdx.x))].
+  // TODO(5): Add amount to the calling thread's slot, slot_of(threadIdx.x), so that no update is lost when
+  //          many threads of the grid add at the same time.
 }
 
 template <int Slots, int Pitch>
 __device__ void ParallelCounter<Slots, Pitch>::operator-=(unsigned amount) {
-  // TODO(6): atomicSub amount from this thread's slot.
+  // TODO(6): Subtract amount from the calling thread's slot, with no update lost under contention.
 }
 
 // The counters the lab uses. Their member functions are compiled here and
@@ -162,22 +163,16 @@ void launch_subtract_from_counter(PaddedCounter* counter, std::size_t n, unsigne
 }
 
 unsigned count_with_device_global(std::size_t n, unsigned initial) {
-  // TODO(7): Use device_global_counter entirely on the device:
-  //          1. set_device_global_counter<<<1, 1>>>(initial): ONE thread calls set().
-  //          2. add_one_to_device_global_counter with one thread per element (blocks_for(n)
-  //             blocks of kThreadsPerBlock), only when n > 0 (a grid of 0 blocks is an error).
-  //          3. read_device_global_counter<<<1, 1>>> into a workbook::DeviceBuffer<unsigned>(1),
-  //             and return its value (to_host()[0]). Check every launch with CUDA_CHECK_LAUNCH.
+  // TODO(7): With the three kernels above, entirely on the device: device_global_counter starts at initial
+  //          (set by one thread), n threads add 1 each, and its total() comes back to the host as the
+  //          return value. No empty grid for n == 0; check every launch with CUDA_CHECK_LAUNCH.
   return 0;
 }
 
 unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
-  // TODO(8): 1. HostAllocation memory(sizeof(PackedCounter), cudaHostAllocMapped); view
-  //             memory.pointer as a PackedCounter* on the host; set(initial) there, on the host.
-  //          2. cudaHostGetDevicePointer gives the address the device uses for the same bytes.
-  //          3. launch_add_to_counter(device pointer, n, 1), then cudaDeviceSynchronize(): the
-  //             kernel's atomics land in host memory, and the host may read them only after it.
-  //          4. Return total() computed on the host. Wrap CUDA calls in CUDA_CHECK.
+  // TODO(8): A PackedCounter in mapped host memory (HostAllocation, cudaHostAllocMapped): set to initial
+  //          on the host, n device threads add 1 each through launch_add_to_counter, and return the
+  //          total() the host reads once the device has finished. Wrap CUDA calls in CUDA_CHECK.
   return 0;
 }
 
@@ -185,11 +180,8 @@ unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
 // Part 2: block-level aggregation
 
 __global__ void count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count) {
-  // TODO(9): 1. A __shared__ unsigned block_count; thread 0 sets it to 0; __syncthreads().
-  //          2. Each thread with i < n and an odd values[i] does atomicAdd(&block_count, 1u):
-  //             a shared-memory atomic, handled inside the SM.
-  //          3. __syncthreads(); then thread 0 adds block_count to *count with ONE global
-  //             atomicAdd (skip it when the block found nothing).
+  // TODO(9): Add the number of odd values[i], i < n, to *count with at most ONE global atomic per block:
+  //          the block counts in shared memory first. Every thread of the block reaches every barrier.
 }
 
 void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count,
@@ -203,42 +195,38 @@ void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigne
 // Part 3: filters
 
 __host__ __device__ unsigned lanes_below(int lane) {
-  // TODO(10): Bits 0 to lane - 1: (1u << lane) - 1u. Lane 0 has no lanes below it.
+  // TODO(10): Return the mask of the lanes below lane: bit k set exactly when k < lane (0 for lane 0).
+  //          lane is 0 to 31, and no shift may be undefined.
   return 0;
 }
 
 __host__ __device__ int rank_in_mask(unsigned mask, int lane) {
-  // TODO(11): Count the bits of mask below lane: popcount(mask & lanes_below(lane)).
+  // TODO(11): Return how many lanes of mask are below lane (its own bit does not count). Use the header's
+  //          host-and-device helpers: the host tests call it.
   return 0;
 }
 
 __host__ __device__ int leader_of(unsigned mask) {
-  // TODO(12): The lowest set bit: find_first_set counts positions from 1, lanes from 0.
+  // TODO(12): Return the lowest lane set in mask (0 to 31; mask is not empty), with the header's
+  //          find_first_set: read how it numbers the bits.
   return 0;
 }
 
 __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // TODO(13): If i < n and values[i] is odd: take a position with atomicAdd(out_count, 1u)
-  //          (it returns the old value: this thread's position) and write values[i] there.
+  // TODO(13): Append every odd values[i], i < n, to out, one atomic per kept value: each gets a position
+  //          of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
 }
 
 __global__ void filter_odd_warp_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // TODO(14): Every lane must reach the vote, also those with i >= n (they keep nothing), so
-  //          do not return early. Then:
-  //          1. kept = __ballot_sync(kFullMask, keep): bit k set when lane k keeps its value.
-  //             If kept is 0 the whole warp is done.
-  //          2. The leader, leader_of(kept), does base = atomicAdd(out_count, popcount(kept)).
-  //          3. base = __shfl_sync(kFullMask, base, leader): every lane gets the leader's base.
-  //          4. A kept lane writes its value to out[base + rank_in_mask(kept, lane)].
+  // TODO(14): The same filter with ONE global atomic per warp that keeps anything: the warp reserves its
+  //          range of out at once; each kept lane writes at its place in it (use leader_of, rank_in_mask).
+  //          Every lane a *_sync mask names (kFullMask) must execute that call, also lanes with i >= n.
 }
 
 __global__ void filter_odd_block_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // TODO(15): 1. __shared__ unsigned block_kept (thread 0 sets it to 0) and block_base; sync.
-  //          2. A thread that keeps its value takes position = atomicAdd(&block_kept, 1u).
-  //          3. Sync; thread 0 reserves the block's range: block_base = atomicAdd(out_count,
-  //             block_kept) (only when block_kept > 0). Sync again so everyone sees block_base.
-  //          4. A kept thread writes its value to out[block_base + position].
-  //          Every thread of the block must reach each __syncthreads(): no early return.
+  // TODO(15): The same filter with ONE global atomic per block that keeps anything: kept threads take their
+  //          place inside the block from a shared-memory atomic, and the block reserves its range of out.
+  //          Every thread of the block reaches every __syncthreads(): no early return.
 }
 
 void launch_filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count,
@@ -270,22 +258,18 @@ namespace {
 // atomicMax for floats: atomicCAS works on integers, so the loop compares
 // and swaps the float's 32 bits. Returns the value before this thread's update.
 __device__ float atomic_max_float(float* address, float value) {
-  // TODO(16): Read the current bits (int old = *reinterpret_cast<int*>(address)). While the
-  //          float they hold is less than value: try atomicCAS(int address, old, bits of value)
-  //          (__float_as_int); it returns what was there. If that equals old, the swap
-  //          happened: stop. Otherwise someone else wrote first: old = what it returned, and
-  //          test again. Return the float of the last value seen (__int_as_float).
+  // TODO(16): Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
+  //          a NaN value changes nothing and no other thread's update is lost. Return the last value
+  //          seen at address (the value before this thread's update).
   return *address;
 }
 
 // atomicAdd for doubles by compare-and-swap, as it had to be written before
 // compute capability 6.0. Returns the value before this thread's add.
 __device__ double atomic_add_double_cas(double* address, double value) {
-  // TODO(17): View the double as unsigned long long bits. Loop: assumed = current bits;
-  //          new bits = __double_as_longlong(__longlong_as_double(assumed) + value);
-  //          old = atomicCAS(bits address, assumed, new bits); until old == assumed.
-  //          Compare the BITS, not the doubles: NaN != NaN would loop forever.
-  //          Return __longlong_as_double(old).
+  // TODO(17): Atomically add value to *address by atomicCAS on its 64 bits, losing no add under contention;
+  //          return the value just before this thread's add. The loop must end once its CAS succeeded,
+  //          whatever the doubles hold (NaN, -0.0).
   return *address;
 }
 
@@ -345,11 +329,9 @@ void launch_take_tickets_cas(double* counter, std::size_t n, double* tickets, cu
 // Part 5: reduce by key with __match_any_sync
 
 __global__ void count_by_key_match_any(const int* keys, std::size_t n, unsigned* counts) {
-  // TODO(18): 1. in_range = __ballot_sync(kFullMask, i < n), voted by all 32 lanes.
-  //          2. Lanes with i >= n leave. The others: peers = __match_any_sync(in_range, key):
-  //             the lanes (among in_range) whose key equals this lane's.
-  //          3. The group's leader, leader_of(peers), adds popcount(peers) to counts[key];
-  //             the other peers do nothing. One atomic per group instead of one per key.
+  // TODO(18): Increase counts[k] by the number of keys equal to k in keys[0, n), with ONE atomic per
+  //          group of equal keys in a warp (__match_any_sync finds the groups). Lanes with i >= n take
+  //          no part in the match; every lane a *_sync mask names must execute that call.
 }
 
 void launch_count_by_key_match_any(const int* keys, std::size_t n, unsigned* counts, cudaStream_t stream) {

@@ -13,7 +13,8 @@ namespace hello {
 
 // WALKTHROUGH: blocks-for
 __host__ __device__ int blocks_for(int n, int threads_per_block) {
-  // HOLE: Return n / threads_per_block rounded up, using integer arithmetic only.
+  // HOLE: Return the fewest blocks of threads_per_block threads that give each of the n items its own
+  // HOLE: thread (0 for n = 0). Integers only: floating point is inexact for large n.
   // STUB: return 0;
   return (n + threads_per_block - 1) / threads_per_block;
   // END HOLE
@@ -22,8 +23,8 @@ __host__ __device__ int blocks_for(int n, int threads_per_block) {
 
 // WALKTHROUGH: record-1d
 __global__ void record_thread_ids(ThreadRecord* records, int n) {
-  // HOLE: Compute this thread's global index from blockIdx.x, blockDim.x and
-  // HOLE: threadIdx.x. The last block may have threads past n: they must not write.
+  // HOLE: Each thread whose global index i is below n writes records[i] = {its block, its thread, i}.
+  // HOLE: The grid may hold more than n threads: no thread with index n or above writes anything.
   const int global = blockIdx.x * blockDim.x + threadIdx.x;
   if (global < n) {
     records[global] = ThreadRecord{static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), global};
@@ -37,8 +38,8 @@ void launch_record_thread_ids(ThreadRecord* records, int n, int threads_per_bloc
   if (threads_per_block < 1)
     throw std::invalid_argument("launch_record_thread_ids: threads_per_block must be at least 1");
   if (n == 0) return;  // A grid of zero blocks is an invalid configuration.
-  // HOLE: Launch record_thread_ids with enough blocks of threads_per_block threads,
-  // HOLE: then check the launch with CUDA_CHECK_LAUNCH("record_thread_ids").
+  // HOLE: Launch record_thread_ids so that each of the n records gets one thread, in blocks of
+  // HOLE: threads_per_block threads, and check it with CUDA_CHECK_LAUNCH("record_thread_ids").
   const int blocks = blocks_for(n, threads_per_block);
   record_thread_ids<<<blocks, threads_per_block>>>(records, n);
   CUDA_CHECK_LAUNCH("record_thread_ids");
@@ -48,8 +49,8 @@ void launch_record_thread_ids(ThreadRecord* records, int n, int threads_per_bloc
 
 // WALKTHROUGH: record-2d
 __global__ void record_thread_ids_2d(ThreadRecord2D* records, int width, int height) {
-  // HOLE: Compute (x, y) from the block and thread indices in both dimensions;
-  // HOLE: threads outside the image write nothing. Rows are width records apart.
+  // HOLE: The thread at pixel (x, y) of the row-major width x height image writes that pixel's record:
+  // HOLE: its block and thread coordinates, x and y of each. Threads outside the image write nothing.
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < width && y < height) {
@@ -66,8 +67,8 @@ void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height,
     throw std::invalid_argument("launch_record_thread_ids_2d: no side of the block may be 0");
   }
   if (width == 0 || height == 0) return;
-  // HOLE: Build a dim3 grid that covers width x height with blocks of shape `block`,
-  // HOLE: launch record_thread_ids_2d and check the launch.
+  // HOLE: Launch record_thread_ids_2d with blocks of shape `block` on a 2-D grid that covers every
+  // HOLE: pixel of the width x height image, and check the launch with CUDA_CHECK_LAUNCH.
   const dim3 grid(blocks_for(width, static_cast<int>(block.x)),
                   blocks_for(height, static_cast<int>(block.y)));
   record_thread_ids_2d<<<grid, block>>>(records, width, height);
@@ -78,7 +79,8 @@ void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height,
 
 // WALKTHROUGH: hello
 __global__ void say_hello() {
-  // HOLE: Print "Hello from block B, thread T\n" with printf.
+  // HOLE: Every thread prints one line "Hello from block B, thread T\n" (device printf), B and T being
+  // HOLE: its own block and thread index.
   printf("Hello from block %d, thread %d\n", static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x));
   // END HOLE
 }

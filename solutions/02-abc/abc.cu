@@ -15,8 +15,8 @@ namespace abc {
 
 // WALKTHROUGH: one-per-element
 __global__ void abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
-  // HOLE: Compute the global index i (as std::size_t, so that large n cannot
-  // HOLE: overflow an int) and, if i < n, write d[i] = a[i] * b[i] + c[i].
+  // HOLE: Each thread of the grid owns one element i: d[i] = a[i] * b[i] + c[i] when i < n, and
+  // HOLE: a thread past the end writes nothing. The index must not overflow for any n.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) d[i] = a[i] * b[i] + c[i];
   // END HOLE
@@ -25,9 +25,9 @@ __global__ void abc_one_per_element(const float* a, const float* b, const float*
 
 // WALKTHROUGH: grid-stride
 __global__ void abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
-  // HOLE: Start at the global index and step by the number of threads in the
-  // HOLE: whole grid (gridDim.x * blockDim.x) until you pass n. Neighbouring
-  // HOLE: threads then touch neighbouring elements in every step: coalesced.
+  // HOLE: With a grid of any size, the threads together write d[i] = a[i] * b[i] + c[i] for
+  // HOLE: every i < n, each once, and nothing past n; no index may overflow. The accesses of a
+  // HOLE: warp stay coalesced at every step.
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     d[i] = a[i] * b[i] + c[i];
@@ -55,8 +55,8 @@ namespace {
 // WALKTHROUGH: launch-one-per-element
 void launch_abc_one_per_element(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
-  // HOLE: Launch abc_one_per_element with kThreadsPerBlock threads per block and
-  // HOLE: enough blocks for n elements (round up), then CUDA_CHECK_LAUNCH.
+  // HOLE: Launch abc_one_per_element in blocks of kThreadsPerBlock threads, with a thread for
+  // HOLE: every one of the n elements; check the launch with CUDA_CHECK_LAUNCH.
   const std::size_t blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
   abc_one_per_element<<<static_cast<unsigned>(blocks), kThreadsPerBlock>>>(a, b, c, d, n);
   CUDA_CHECK_LAUNCH("abc_one_per_element");
@@ -67,9 +67,9 @@ void launch_abc_one_per_element(const float* a, const float* b, const float* c, 
 // WALKTHROUGH: launch-grid-stride
 void launch_abc_grid_stride(const float* a, const float* b, const float* c, float* d, std::size_t n) {
   if (n == 0) return;
-  // HOLE: Launch abc_grid_stride with kThreadsPerBlock threads per block and
-  // HOLE: kGridStrideBlocksPerSm blocks per SM, but never more blocks than n
-  // HOLE: needs; then CUDA_CHECK_LAUNCH. The SM count comes from sm_count().
+  // HOLE: Launch abc_grid_stride in blocks of kThreadsPerBlock threads on a grid sized for the GPU
+  // HOLE: (kGridStrideBlocksPerSm blocks per SM; sm_count() gives the SMs), but never more blocks
+  // HOLE: than n needs; check the launch with CUDA_CHECK_LAUNCH.
   const std::size_t blocks_needed = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
   const std::size_t blocks =
       std::min<std::size_t>(blocks_needed, static_cast<std::size_t>(sm_count()) * kGridStrideBlocksPerSm);
@@ -87,9 +87,8 @@ std::vector<float> abc_on_gpu(const std::vector<float>& a, const std::vector<flo
                                 std::to_string(a.size()) + ", " + std::to_string(b.size()) + " and " +
                                 std::to_string(c.size()));
   }
-  // HOLE: Copy a, b and c to the device (workbook::to_device), allocate a
-  // HOLE: DeviceBuffer<float> for d, run launch_abc_grid_stride and return d
-  // HOLE: copied back to the host. The buffers free themselves at the end of scope.
+  // HOLE: Return d = a * b + c as a host vector, computed on the GPU by launch_abc_grid_stride.
+  // HOLE: Device memory lives in workbook::DeviceBuffer (workbook::to_device helps), so none leaks.
   // STUB: return {};
   const workbook::DeviceBuffer<float> device_a = workbook::to_device(a);
   const workbook::DeviceBuffer<float> device_b = workbook::to_device(b);

@@ -12,16 +12,16 @@ namespace coalescing {
 
 // WALKTHROUGH: indices
 __host__ __device__ std::size_t row_major_index(int row, int col, int cols) {
-  // HOLE: Return row * cols + col. Convert to std::size_t BEFORE multiplying:
-  // HOLE: an 8192 x 8192 matrix is fine in int, but 70000 x 70000 is not.
+  // HOLE: Return the row-major index of element (row, col) of a matrix with `cols` columns.
+  // HOLE: It must be exact past 2^31 elements (a 70000 x 70000 matrix): no int overflow on the way.
   // STUB: return 0;
   return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col);
   // END HOLE
 }
 
 __host__ __device__ int shared_bank(int row, int col, int pitch) {
-  // HOLE: The element's word index in the shared array is row * pitch + col;
-  // HOLE: its bank is that index modulo kSharedBanks.
+  // HOLE: Return the bank, 0 to kSharedBanks - 1, that holds float (row, col) of a shared array
+  // HOLE: whose rows are `pitch` floats apart.
   // STUB: return 0;
   return (row * pitch + col) % kSharedBanks;
   // END HOLE
@@ -30,8 +30,8 @@ __host__ __device__ int shared_bank(int row, int col, int pitch) {
 
 // WALKTHROUGH: strided-copy
 __global__ void strided_copy(float* out, const float* in, std::size_t n, int stride) {
-  // HOLE: One thread per output element: compute the global index i as a std::size_t
-  // HOLE: (n can exceed 2^31 / stride), and if i < n copy in[i * stride] to out[i].
+  // HOLE: Each thread of the grid (one per output element) sets its element: out[i] = in[i * stride].
+  // HOLE: No thread writes past out[n - 1]; indices must stay exact where n * stride exceeds 2^31.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   // Neighbouring threads read addresses stride * 4 bytes apart: at stride 8 and
   // more, every thread of a warp needs a 32-byte sector of its own.
@@ -50,7 +50,8 @@ void launch_strided_copy(float* out, const float* in, std::size_t n, int stride,
 
 // WALKTHROUGH: offset-copy
 __global__ void offset_copy(float* out, const float* in, std::size_t n, int offset) {
-  // HOLE: One thread per output element: if its index i < n, copy in[i + offset] to out[i].
+  // HOLE: Each thread of the grid (one per output element) sets its element: out[i] = in[i + offset].
+  // HOLE: No thread writes past out[n - 1].
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   // A warp still reads 128 contiguous bytes, but unless offset is a multiple of
   // 8 floats they straddle five 32-byte sectors instead of four.
@@ -69,9 +70,9 @@ void launch_offset_copy(float* out, const float* in, std::size_t n, int offset, 
 
 // WALKTHROUGH: row-sums
 __global__ void row_sums(float* sums, const float* matrix, int rows, int cols) {
-  // HOLE: Thread r (its global index) adds up row r, columns 0 to cols - 1, in a
-  // HOLE: float, and writes the total to sums[r]. Threads with r >= rows do nothing.
-  // HOLE: Use row_major_index for the element's index.
+  // HOLE: One thread per row of the grid: sums[r] must hold the float sum of row r, added up by
+  // HOLE: that one thread, for every r < rows. Threads without a row write nothing.
+  // HOLE: Index the matrix with row_major_index.
   const int row = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (row >= rows) return;
   float sum = 0.0f;
@@ -93,8 +94,8 @@ void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaS
 
 // WALKTHROUGH: column-sums
 __global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
-  // HOLE: Thread c (its global index) adds up column c, rows 0 to rows - 1, in a
-  // HOLE: float, and writes the total to sums[c]. Threads with c >= cols do nothing.
+  // HOLE: One thread per column of the grid: sums[c] must hold the float sum of column c, added up
+  // HOLE: by that one thread, for every c < cols. Threads without a column write nothing.
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (col >= cols) return;
   float sum = 0.0f;
@@ -115,10 +116,9 @@ void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cu
 
 // WALKTHROUGH: naive-transpose
 __global__ void transpose_naive(float* out, const float* in, int rows, int cols) {
-  // HOLE: This block's tile starts at row blockIdx.y * kTileDim, column blockIdx.x * kTileDim
-  // HOLE: of `in`. The thread's column is tile column + threadIdx.x; it handles the rows
-  // HOLE: tile row + threadIdx.y + k for k = 0, kBlockRows, 2 * kBlockRows, ... < kTileDim.
-  // HOLE: For each (row, col) inside the matrix: out[col * rows + row] = in[row * cols + col].
+  // HOLE: Copy this block's kTileDim x kTileDim tile of `in` (blockIdx.x counts tiles across the
+  // HOLE: columns, blockIdx.y down the rows) transposed, straight into `out`: out(c, r) = in(r, c).
+  // HOLE: The kTileDim x kBlockRows threads cover the whole tile; nothing outside the matrix is touched.
   const int col = static_cast<int>(blockIdx.x) * kTileDim + static_cast<int>(threadIdx.x);
   const int tile_row = static_cast<int>(blockIdx.y) * kTileDim;
   if (col >= cols) return;
@@ -143,15 +143,9 @@ void launch_transpose_naive(float* out, const float* in, int rows, int cols, cud
 
 // WALKTHROUGH: tiled-kernel
 __global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
-  // HOLE: 1. Declare a __shared__ float tile of kTileDim rows of kTilePitch floats
-  // HOLE:    (the extra column keeps a tile column in 32 different banks).
-  // HOLE: 2. Read this block's kTileDim x kTileDim tile of `in` row by row: thread (x, y)
-  // HOLE:    copies in(tile row + y + k, tile col + x) to tile[y + k][x], k = 0, 8, 16, 24,
-  // HOLE:    skipping elements outside the matrix.
-  // HOLE: 3. __syncthreads(): every element must be in the tile before anyone reads it.
-  // HOLE: 4. Write the tile transposed: the output tile starts at row (tile col), column
-  // HOLE:    (tile row) of `out`, which has `rows` columns; thread (x, y) writes
-  // HOLE:    out(tile col + y + k, tile row + x) = tile[x][y + k], again skipping the outside.
+  // HOLE: Transpose the same tile as transpose_naive into `out`, through a padded __shared__ tile
+  // HOLE: (kTileDim rows of kTilePitch floats): global reads and writes both coalesced, no bank
+  // HOLE: conflicts. Every thread reaches the barrier; nothing outside the matrix is touched.
   // Padding: tile[x][j] for x = 0..31 is the word x * kTilePitch + j. With a pitch of 32
   // these 32 words would all sit in bank j and the warp's reads would be served one at a
   // time; with a pitch of 33 they sit in banks (x + j) % 32, all different.
@@ -195,9 +189,8 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
 // WALKTHROUGH: tiled-launch
 void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
-  // HOLE: Launch transpose_tiled on `stream` with blocks of kTileDim x kBlockRows threads and
-  // HOLE: one block per kTileDim x kTileDim tile (x over columns, y over rows; round up),
-  // HOLE: then check the launch with CUDA_CHECK_LAUNCH("transpose_tiled").
+  // HOLE: Launch transpose_tiled on `stream`: blocks of kTileDim x kBlockRows threads, one per tile of
+  // HOLE: `in` (as your kernel expects), every element covered. Check it with CUDA_CHECK_LAUNCH.
   const dim3 block(kTileDim, kBlockRows);
   const dim3 grid(static_cast<unsigned>(ceil_div(cols, kTileDim)),
                   static_cast<unsigned>(ceil_div(rows, kTileDim)));

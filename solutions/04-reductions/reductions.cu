@@ -43,8 +43,8 @@ void check_block_size(int threads, const char* launcher) {
 // Part 1: trees in shared memory.
 
 __host__ __device__ int next_power_of_two(int n) {
-  // HOLE: Return the smallest power of two that is at least n (1 for n <= 1):
-  // HOLE: start from 1 and double it while it is below n.
+  // HOLE: Return the smallest power of two that is at least n (1 for n <= 1), for n up to 2^30.
+  // HOLE: It runs on the host and on the device.
   // STUB: return 0;
   int power = 1;
   while (power < n) power *= 2;
@@ -54,10 +54,9 @@ __host__ __device__ int next_power_of_two(int n) {
 
 // WALKTHROUGH: interleaved
 __global__ void block_sum_interleaved(const int* in, int* partials, std::size_t n) {
-  // HOLE: Each thread t loads one element of the block's slice into the dynamic shared
-  // HOLE: array (0 past n) and the block waits. Then, for s = 1, 2, 4, ... while s < blockDim.x:
-  // HOLE: thread t adds shared[t + s] into shared[t] if t is a multiple of 2s and t + s is
-  // HOLE: inside the block; __syncthreads() after every step. Thread 0 writes shared[0].
+  // HOLE: partials[blockIdx.x] = the sum of the block's blockDim.x elements of `in` (0 past n), by a
+  // HOLE: tree with interleaved addressing in the dynamic shared array, right for any block size 1 to
+  // HOLE: 1024. Every thread reaches every __syncthreads(); only thread 0 writes to partials.
   extern __shared__ int shared[];
   const int t = static_cast<int>(threadIdx.x);
   const int size = static_cast<int>(blockDim.x);
@@ -78,10 +77,9 @@ __global__ void block_sum_interleaved(const int* in, int* partials, std::size_t 
 
 // WALKTHROUGH: sequential
 __global__ void block_sum_sequential(const int* in, int* partials, std::size_t n) {
-  // HOLE: Load and wait as in block_sum_interleaved. Then halve a tree of
-  // HOLE: next_power_of_two(blockDim.x) leaves: for half = that / 2, ..., 2, 1, thread
-  // HOLE: t < half adds shared[t + half] into shared[t] when t + half < blockDim.x (the
-  // HOLE: leaves past blockDim.x do not exist); __syncthreads() after every step.
+  // HOLE: The same result as block_sum_interleaved, with sequential addressing: in every step the
+  // HOLE: threads that add are contiguous from thread 0 and read contiguous words. Any block size
+  // HOLE: 1 to 1024 (next_power_of_two helps); every thread reaches every __syncthreads().
   extern __shared__ int shared[];
   const int t = static_cast<int>(threadIdx.x);
   const int size = static_cast<int>(blockDim.x);
@@ -127,9 +125,8 @@ void launch_block_sum_sequential(const int* in, int* partials, std::size_t n, in
 // WALKTHROUGH: warp_reduce
 template <typename Op>
 __device__ typename Op::Value warp_reduce(typename Op::Value value, Op op) {
-  // HOLE: Five steps, offset = 16, 8, 4, 2, 1: combine value with the value of the lane
-  // HOLE: `offset` places higher, __shfl_down_sync(kFullWarpMask, value, offset). After the
-  // HOLE: last step lane 0 holds the result of all 32 lanes.
+  // HOLE: Return, in lane 0, op applied over the 32 lanes' values (other lanes may return anything).
+  // HOLE: Warp shuffles only (__shfl_down_sync with kFullWarpMask): no shared memory, no barrier.
   // STUB: return value;
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     // Lanes whose partner would be past lane 31 get their own value back; their
@@ -149,10 +146,9 @@ __device__ typename Op::Value warp_reduce(typename Op::Value value, Op op) {
 template <typename Op>
 __device__ typename Op::Value block_reduce(typename Op::Value value, Op op) {
   using T = typename Op::Value;
-  // HOLE: Reduce within each warp (warp_reduce); lane 0 of warp w writes the warp's result to
-  // HOLE: a __shared__ array of kMaxThreadsPerBlock / kWarpSize values at [w]; __syncthreads();
-  // HOLE: then warp 0 loads one warp result per lane (the identity, Op::kIdentity, in lanes
-  // HOLE: past the number of warps) and reduces them with warp_reduce once more.
+  // HOLE: Return, in thread 0, op applied over the values of all the block's threads, built from
+  // HOLE: warp_reduce and a __shared__ array of kMaxThreadsPerBlock / kWarpSize values. Every lane
+  // HOLE: of a shuffle holds a real value or Op::kIdentity; every thread reaches the one barrier.
   // STUB: return value;
   __shared__ T warp_results[kMaxThreadsPerBlock / kWarpSize];
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -227,10 +223,9 @@ __device__ void atomic_combine(float* address, float value, Sum<float>) {
 // answer against any old value (the identity +-infinity included).
 // WALKTHROUGH: float_atomics
 __device__ void atomic_combine(float* address, float value, Min<float>) {
-  // HOLE: Float atomic minimum from integer atomics: if the bits of value, read as an int
-  // HOLE: (__float_as_int), are >= 0 (sign bit clear), atomicMin on the address as int*
-  // HOLE: with those bits; otherwise atomicMax on the address as unsigned int* with
-  // HOLE: __float_as_uint(value). Check the four sign cases of old and new on paper.
+  // HOLE: Atomically make *address the smaller of its value and `value`, with one integer atomic
+  // HOLE: on the float's bits (CUDA has no float atomicMin). Right for every sign of the old and
+  // HOLE: the new value, -0.0 and +-infinity included.
   const int bits = __float_as_int(value);
   if (bits >= 0) {
     // New value >= +0: against an old non-negative value the int order is the
@@ -244,8 +239,8 @@ __device__ void atomic_combine(float* address, float value, Min<float>) {
   // END HOLE
 }
 __device__ void atomic_combine(float* address, float value, Max<float>) {
-  // HOLE: The mirror image: sign bit clear -> atomicMax on the int bits; sign bit
-  // HOLE: set -> atomicMin on the unsigned bits.
+  // HOLE: The same for the larger of the two: one integer atomic on the float's bits, right for
+  // HOLE: every sign of the old and the new value.
   const int bits = __float_as_int(value);
   if (bits >= 0) {
     atomicMax(reinterpret_cast<int*>(address), bits);
@@ -265,14 +260,10 @@ __global__ void reduce_grid_stride(const typename Op::Value* in, std::size_t n, 
                                    Combine combine) {
   using T = typename Op::Value;
   const Op op{};
-  // HOLE: 1. Start a thread's accumulator at Op::kIdentity. Walk the grid-stride slice
-  // HOLE:    i, i + stride, i + 2 stride, ... (stride = gridDim.x * blockDim.x, std::size_t),
-  // HOLE:    kItemsPerThread elements per step: load them all into a small array first,
-  // HOLE:    then combine them (the loads are then in flight together); finish the last
-  // HOLE:    few elements one at a time.
-  // HOLE: 2. total = block_reduce(accumulator, op).
-  // HOLE: 3. Thread 0: with Combine::atomic_per_block atomic_combine(out, total, op),
-  // HOLE:    otherwise out[blockIdx.x] = total.
+  // HOLE: The grid together combines every element of in[0, n) exactly once, for any grid size and
+  // HOLE: any n, each thread keeping kItemsPerThread loads in flight (std::size_t indices). The block's
+  // HOLE: result (block_reduce) goes, from thread 0 only, into out[0] with atomic_combine for
+  // HOLE: Combine::atomic_per_block, or to out[blockIdx.x] otherwise.
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   T accumulator = Op::kIdentity;
@@ -326,11 +317,10 @@ void reduce_whole_array(const typename Op::Value* in, std::size_t n, typename Op
     CUDA_CHECK_LAUNCH("store_value");
     return;
   }
-  // HOLE: blocks = reduction_grid_blocks(n). Atomic per block: first store Op::kIdentity in
-  // HOLE: *result (store_value<<<1, 1, 0, stream>>>), then launch reduce_grid_stride<Op> with
-  // HOLE: blocks x kThreadsPerBlock threads on `stream`. Second pass: launch it writing one value
-  // HOLE: per block into partials, then launch it once more with ONE block over those `blocks`
-  // HOLE: partials, writing *result. CUDA_CHECK_LAUNCH after every launch.
+  // HOLE: Leave the reduction of in[0, n) in *result, on `stream`, with reduce_grid_stride<Op> on
+  // HOLE: reduction_grid_blocks(n) blocks of kThreadsPerBlock threads. Atomic per block: *result holds
+  // HOLE: Op::kIdentity before any block combines into it (store_value). Second pass: no atomics, the
+  // HOLE: block results go through partials. CUDA_CHECK_LAUNCH after every launch.
   const int blocks = reduction_grid_blocks(n);
   if (combine == Combine::atomic_per_block) {
     store_value<<<1, 1, 0, stream>>>(result, static_cast<T>(Op::kIdentity));

@@ -43,8 +43,8 @@ void check_slot_count(int slot_count, const char* launcher) {
 // WALKTHROUGH: parallel-counter
 template <int Slots, int Pitch>
 __host__ __device__ int ParallelCounter<Slots, Pitch>::slot_of(unsigned thread_index) {
-  // HOLE: Return thread_index modulo Slots. With Slots = 32 this is the lane: the 32
-  // HOLE: threads of a warp update 32 different slots.
+  // HOLE: Return the slot, 0 to Slots - 1, that thread thread_index of a block updates (the header
+  // HOLE: defines it): with 32 slots, the 32 lanes of a warp must land in 32 different slots.
   // STUB: return 0;
   // Slots is a compile-time constant: for a power of two the compiler turns % into &.
   return static_cast<int>(thread_index % static_cast<unsigned>(Slots));
@@ -53,8 +53,8 @@ __host__ __device__ int ParallelCounter<Slots, Pitch>::slot_of(unsigned thread_i
 
 template <int Slots, int Pitch>
 __host__ __device__ int ParallelCounter<Slots, Pitch>::word_of_slot(int slot) {
-  // HOLE: Slot s lives in words[s * Pitch]: neighbours when Pitch is 1, a cache line
-  // HOLE: apart when Pitch is kPaddedPitch.
+  // HOLE: Return the index in words where slot `slot` lives, for the layout that Pitch describes
+  // HOLE: (kPackedPitch: the slots are neighbours; kPaddedPitch: each slot has its own 128-byte line).
   // STUB: return 0;
   return slot * Pitch;
   // END HOLE
@@ -62,8 +62,8 @@ __host__ __device__ int ParallelCounter<Slots, Pitch>::word_of_slot(int slot) {
 
 template <int Slots, int Pitch>
 __host__ __device__ void ParallelCounter<Slots, Pitch>::set(unsigned value) {
-  // HOLE: Clear every word (padding included), then give each slot value / Slots and
-  // HOLE: the first value % Slots slots one more, so that the slots add up to value.
+  // HOLE: Make the counter hold value, spread as evenly as the header says (total() == value), with
+  // HOLE: every padding word 0 afterwards. The memory may hold garbage before the call.
   for (int w = 0; w < Slots * Pitch; ++w) words[w] = 0;
   const unsigned share = value / Slots;
   const int remainder = static_cast<int>(value % Slots);
@@ -73,8 +73,8 @@ __host__ __device__ void ParallelCounter<Slots, Pitch>::set(unsigned value) {
 
 template <int Slots, int Pitch>
 __host__ __device__ unsigned ParallelCounter<Slots, Pitch>::total() const {
-  // HOLE: Add up the Slots slots (not the padding) in an unsigned: wrapping modulo
-  // HOLE: 2^32 is what makes a slot that went "below zero" still give the right total.
+  // HOLE: Return the counter's value: the sum of the slots modulo 2^32, padding not included. It must
+  // HOLE: stay right when a slot has wrapped below zero.
   // STUB: return 0;
   unsigned sum = 0;
   for (int s = 0; s < Slots; ++s) sum += words[word_of_slot(s)];
@@ -84,7 +84,8 @@ __host__ __device__ unsigned ParallelCounter<Slots, Pitch>::total() const {
 
 template <int Slots, int Pitch>
 __device__ void ParallelCounter<Slots, Pitch>::operator+=(unsigned amount) {
-  // HOLE: atomicAdd amount to this thread's slot: words[word_of_slot(slot_of(threadIdx.x))].
+  // HOLE: Add amount to the calling thread's slot, slot_of(threadIdx.x), so that no update is lost when
+  // HOLE: many threads of the grid add at the same time.
   // The 32 lanes of a warp hit 32 different addresses, so the compiler cannot merge
   // them into one atomic as it does for a single counter: see the handout's SASS exercise.
   atomicAdd(&words[word_of_slot(slot_of(threadIdx.x))], amount);
@@ -93,7 +94,7 @@ __device__ void ParallelCounter<Slots, Pitch>::operator+=(unsigned amount) {
 
 template <int Slots, int Pitch>
 __device__ void ParallelCounter<Slots, Pitch>::operator-=(unsigned amount) {
-  // HOLE: atomicSub amount from this thread's slot.
+  // HOLE: Subtract amount from the calling thread's slot, with no update lost under contention.
   atomicSub(&words[word_of_slot(slot_of(threadIdx.x))], amount);
   // END HOLE
 }
@@ -187,12 +188,9 @@ void launch_subtract_from_counter(PaddedCounter* counter, std::size_t n, unsigne
 
 // WALKTHROUGH: device-global
 unsigned count_with_device_global(std::size_t n, unsigned initial) {
-  // HOLE: Use device_global_counter entirely on the device:
-  // HOLE: 1. set_device_global_counter<<<1, 1>>>(initial): ONE thread calls set().
-  // HOLE: 2. add_one_to_device_global_counter with one thread per element (blocks_for(n)
-  // HOLE:    blocks of kThreadsPerBlock), only when n > 0 (a grid of 0 blocks is an error).
-  // HOLE: 3. read_device_global_counter<<<1, 1>>> into a workbook::DeviceBuffer<unsigned>(1),
-  // HOLE:    and return its value (to_host()[0]). Check every launch with CUDA_CHECK_LAUNCH.
+  // HOLE: With the three kernels above, entirely on the device: device_global_counter starts at initial
+  // HOLE: (set by one thread), n threads add 1 each, and its total() comes back to the host as the
+  // HOLE: return value. No empty grid for n == 0; check every launch with CUDA_CHECK_LAUNCH.
   // STUB: return 0;
   set_device_global_counter<<<1, 1>>>(initial);
   CUDA_CHECK_LAUNCH("set_device_global_counter");
@@ -211,12 +209,9 @@ unsigned count_with_device_global(std::size_t n, unsigned initial) {
 
 // WALKTHROUGH: mapped-memory
 unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
-  // HOLE: 1. HostAllocation memory(sizeof(PackedCounter), cudaHostAllocMapped); view
-  // HOLE:    memory.pointer as a PackedCounter* on the host; set(initial) there, on the host.
-  // HOLE: 2. cudaHostGetDevicePointer gives the address the device uses for the same bytes.
-  // HOLE: 3. launch_add_to_counter(device pointer, n, 1), then cudaDeviceSynchronize(): the
-  // HOLE:    kernel's atomics land in host memory, and the host may read them only after it.
-  // HOLE: 4. Return total() computed on the host. Wrap CUDA calls in CUDA_CHECK.
+  // HOLE: A PackedCounter in mapped host memory (HostAllocation, cudaHostAllocMapped): set to initial
+  // HOLE: on the host, n device threads add 1 each through launch_add_to_counter, and return the
+  // HOLE: total() the host reads once the device has finished. Wrap CUDA calls in CUDA_CHECK.
   // STUB: return 0;
   HostAllocation memory(sizeof(PackedCounter), cudaHostAllocMapped);
   PackedCounter* on_host = static_cast<PackedCounter*>(memory.pointer);
@@ -235,11 +230,8 @@ unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
 
 // WALKTHROUGH: block-count
 __global__ void count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count) {
-  // HOLE: 1. A __shared__ unsigned block_count; thread 0 sets it to 0; __syncthreads().
-  // HOLE: 2. Each thread with i < n and an odd values[i] does atomicAdd(&block_count, 1u):
-  // HOLE:    a shared-memory atomic, handled inside the SM.
-  // HOLE: 3. __syncthreads(); then thread 0 adds block_count to *count with ONE global
-  // HOLE:    atomicAdd (skip it when the block found nothing).
+  // HOLE: Add the number of odd values[i], i < n, to *count with at most ONE global atomic per block:
+  // HOLE: the block counts in shared memory first. Every thread of the block reaches every barrier.
   __shared__ unsigned block_count;
   if (threadIdx.x == 0) block_count = 0;
   __syncthreads();
@@ -263,29 +255,32 @@ void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigne
 // Part 3: filters
 
 __host__ __device__ unsigned lanes_below(int lane) {
-  // HOLE: Bits 0 to lane - 1: (1u << lane) - 1u. Lane 0 has no lanes below it.
+  // HOLE: Return the mask of the lanes below lane: bit k set exactly when k < lane (0 for lane 0).
+  // HOLE: lane is 0 to 31, and no shift may be undefined.
   // STUB: return 0;
   return (1u << lane) - 1u;
   // END HOLE
 }
 
 __host__ __device__ int rank_in_mask(unsigned mask, int lane) {
-  // HOLE: Count the bits of mask below lane: popcount(mask & lanes_below(lane)).
+  // HOLE: Return how many lanes of mask are below lane (its own bit does not count). Use the header's
+  // HOLE: host-and-device helpers: the host tests call it.
   // STUB: return 0;
   return popcount(mask & lanes_below(lane));
   // END HOLE
 }
 
 __host__ __device__ int leader_of(unsigned mask) {
-  // HOLE: The lowest set bit: find_first_set counts positions from 1, lanes from 0.
+  // HOLE: Return the lowest lane set in mask (0 to 31; mask is not empty), with the header's
+  // HOLE: find_first_set: read how it numbers the bits.
   // STUB: return 0;
   return find_first_set(mask) - 1;
   // END HOLE
 }
 
 __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // HOLE: If i < n and values[i] is odd: take a position with atomicAdd(out_count, 1u)
-  // HOLE: (it returns the old value: this thread's position) and write values[i] there.
+  // HOLE: Append every odd values[i], i < n, to out, one atomic per kept value: each gets a position
+  // HOLE: of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
   const std::size_t i = global_index();
   if (i >= n) return;
   const int value = values[i];
@@ -295,13 +290,9 @@ __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out
 
 // WALKTHROUGH: warp-filter
 __global__ void filter_odd_warp_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // HOLE: Every lane must reach the vote, also those with i >= n (they keep nothing), so
-  // HOLE: do not return early. Then:
-  // HOLE: 1. kept = __ballot_sync(kFullMask, keep): bit k set when lane k keeps its value.
-  // HOLE:    If kept is 0 the whole warp is done.
-  // HOLE: 2. The leader, leader_of(kept), does base = atomicAdd(out_count, popcount(kept)).
-  // HOLE: 3. base = __shfl_sync(kFullMask, base, leader): every lane gets the leader's base.
-  // HOLE: 4. A kept lane writes its value to out[base + rank_in_mask(kept, lane)].
+  // HOLE: The same filter with ONE global atomic per warp that keeps anything: the warp reserves its
+  // HOLE: range of out at once; each kept lane writes at its place in it (use leader_of, rank_in_mask).
+  // HOLE: Every lane a *_sync mask names (kFullMask) must execute that call, also lanes with i >= n.
   const std::size_t i = global_index();
   const int value = i < n ? values[i] : 0;
   const bool keep = i < n && is_odd(value);
@@ -322,12 +313,9 @@ __global__ void filter_odd_warp_aggregated(const int* values, std::size_t n, int
 
 // WALKTHROUGH: block-filter
 __global__ void filter_odd_block_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // HOLE: 1. __shared__ unsigned block_kept (thread 0 sets it to 0) and block_base; sync.
-  // HOLE: 2. A thread that keeps its value takes position = atomicAdd(&block_kept, 1u).
-  // HOLE: 3. Sync; thread 0 reserves the block's range: block_base = atomicAdd(out_count,
-  // HOLE:    block_kept) (only when block_kept > 0). Sync again so everyone sees block_base.
-  // HOLE: 4. A kept thread writes its value to out[block_base + position].
-  // HOLE: Every thread of the block must reach each __syncthreads(): no early return.
+  // HOLE: The same filter with ONE global atomic per block that keeps anything: kept threads take their
+  // HOLE: place inside the block from a shared-memory atomic, and the block reserves its range of out.
+  // HOLE: Every thread of the block reaches every __syncthreads(): no early return.
   __shared__ unsigned block_kept;
   __shared__ unsigned block_base;
   if (threadIdx.x == 0) block_kept = 0;
@@ -375,11 +363,9 @@ namespace {
 // and swaps the float's 32 bits. Returns the value before this thread's update.
 // WALKTHROUGH: cas-max
 __device__ float atomic_max_float(float* address, float value) {
-  // HOLE: Read the current bits (int old = *reinterpret_cast<int*>(address)). While the
-  // HOLE: float they hold is less than value: try atomicCAS(int address, old, bits of value)
-  // HOLE: (__float_as_int); it returns what was there. If that equals old, the swap
-  // HOLE: happened: stop. Otherwise someone else wrote first: old = what it returned, and
-  // HOLE: test again. Return the float of the last value seen (__int_as_float).
+  // HOLE: Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
+  // HOLE: a NaN value changes nothing and no other thread's update is lost. Return the last value
+  // HOLE: seen at address (the value before this thread's update).
   // STUB: return *address;
   int* bits_address = reinterpret_cast<int*>(address);
   int old = *bits_address;  // a first guess; the CAS checks it
@@ -399,11 +385,9 @@ __device__ float atomic_max_float(float* address, float value) {
 // compute capability 6.0. Returns the value before this thread's add.
 // WALKTHROUGH: cas-double
 __device__ double atomic_add_double_cas(double* address, double value) {
-  // HOLE: View the double as unsigned long long bits. Loop: assumed = current bits;
-  // HOLE: new bits = __double_as_longlong(__longlong_as_double(assumed) + value);
-  // HOLE: old = atomicCAS(bits address, assumed, new bits); until old == assumed.
-  // HOLE: Compare the BITS, not the doubles: NaN != NaN would loop forever.
-  // HOLE: Return __longlong_as_double(old).
+  // HOLE: Atomically add value to *address by atomicCAS on its 64 bits, losing no add under contention;
+  // HOLE: return the value just before this thread's add. The loop must end once its CAS succeeded,
+  // HOLE: whatever the doubles hold (NaN, -0.0).
   // STUB: return *address;
   unsigned long long* bits_address = reinterpret_cast<unsigned long long*>(address);
   unsigned long long old = *bits_address;
@@ -477,11 +461,9 @@ void launch_take_tickets_cas(double* counter, std::size_t n, double* tickets, cu
 
 // WALKTHROUGH: match-any
 __global__ void count_by_key_match_any(const int* keys, std::size_t n, unsigned* counts) {
-  // HOLE: 1. in_range = __ballot_sync(kFullMask, i < n), voted by all 32 lanes.
-  // HOLE: 2. Lanes with i >= n leave. The others: peers = __match_any_sync(in_range, key):
-  // HOLE:    the lanes (among in_range) whose key equals this lane's.
-  // HOLE: 3. The group's leader, leader_of(peers), adds popcount(peers) to counts[key];
-  // HOLE:    the other peers do nothing. One atomic per group instead of one per key.
+  // HOLE: Increase counts[k] by the number of keys equal to k in keys[0, n), with ONE atomic per
+  // HOLE: group of equal keys in a warp (__match_any_sync finds the groups). Lanes with i >= n take
+  // HOLE: no part in the match; every lane a *_sync mask names must execute that call.
   const std::size_t i = global_index();
   // The last warp may be partly past the end. Those lanes must not take part in
   // the match (their key would be garbage), so the match names only the lanes in range.
