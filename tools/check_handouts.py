@@ -186,11 +186,14 @@ def count_todos(folder: Path) -> int:
 
 
 def check_task_hints(lab: str, body: list[str], todos: int) -> list[str]:
-    """Where the Hints section has "### Hints by task": three folded hints
-    (a nudge, the approach, the code idea) for every TODO(k) of the student file."""
+    """Three folded hints (a nudge, the approach, the code idea) for every
+    TODO(k) of the student file, under "### Hints by task" in the Hints section."""
     stripped = [line.strip() for line in body]
     if HINTS_BY_TASK not in stripped:
-        return []
+        if todos == 0:
+            return []
+        return [f'{lab}: "## {HINTS}" has no "{HINTS_BY_TASK}": the student file has {todos} TODOs, and each '
+                f"gets three folded hints ({', '.join(HINT_KINDS)}); see item 8 of the outline"]
     where = f'{lab}: "## {HINTS}" ({HINTS_BY_TASK})'
     found: dict[int, list[str]] = {}
     problems = []
@@ -367,6 +370,7 @@ def self_test() -> int:
         ("89-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS[:2]})),
          ['89-hints: "## Hints" (### Hints by task): TODO(2) lacks the code idea']),
         ("88-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS})), []),
+        ("87-nohints", good, ['87-nohints: "## Hints" has no "### Hints by task": the student file has 2 TODOs']),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -379,7 +383,8 @@ def self_test() -> int:
             text = text.replace("# Lab 90 —", f"# Lab {name[:2]} —") if name != "99-title" else text
             (folder / "README.md").write_text(text, encoding="utf-8")
             (folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n", encoding="utf-8")
-            (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
+            if name in ("87-nohints", "88-hints", "89-hints"):
+                (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
         for name, _, expected in cases:
             problems, _, _ = check_all(root, [name])
             for line in problems:

@@ -62,20 +62,17 @@ CompactionScratch::CompactionScratch(std::size_t max_n)
 // Part 1: positions inside a warp
 
 __host__ __device__ int rank_among_kept(unsigned kept, int lane) {
-  // TODO(1): The kept lanes below `lane` are the 1 bits of kept under bit `lane`: keep only
-  //          those bits with the mask (1u << lane) - 1u (no bits at all for lane 0) and count
-  //          them with popcount().
+  // TODO(1): Return how many lanes below `lane` are set in the vote `kept` (the lane's own bit does not
+  //          count): 0 to lane, for every lane 0 to 31, with no undefined shift. Use the header's
+  //          popcount(): the host tests call this function too.
   return 0;
 }
 
 __global__ void warp_output_positions(const int* in, std::size_t n, KeepIf keep, int* positions,
                                       std::uint32_t* warp_counts) {
-  // TODO(2): Every lane must reach the vote, also a lane whose i is past n (it votes false):
-  //          no return before it.
-  //          1. kept = __ballot_sync(kFullMask, i < n && keep(in[i])) (read in[i] only when i < n).
-  //          2. A lane with i < n writes positions[i]: rank_among_kept(kept, lane) when its own
-  //             element is kept, -1 when not.
-  //          3. Lane 0 (with i < n) writes popcount(kept) to warp_counts[i / kWarpSize].
+  // TODO(2): For every element i < n: positions[i] = its rank among its warp's kept elements, or -1 when it
+  //          is not kept; warp_counts[i / kWarpSize] = the number its warp keeps. Touch memory only for
+  //          i < n, yet every lane that kFullMask names executes every *_sync call.
 }
 
 void launch_warp_output_positions(const int* in, std::size_t n, KeepIf keep, int* positions,
@@ -99,22 +96,17 @@ namespace {
 // them are kept. Elements at or past n are not read and not kept.
 [[maybe_unused]] __device__ void load_tile(const int* in, std::size_t n, KeepIf keep,
                                            int (&items)[kItemsPerThread], bool (&kept)[kItemsPerThread]) {
-  // TODO(3): With tile_start = blockIdx.x * kTileSize (a std::size_t) and, for item k,
-  //          i = tile_start + k * kThreadsPerBlock + threadIdx.x:
-  //          1. a loop that only loads: items[k] = in[i] when i < n, else 0;
-  //          2. a second loop that decides: kept[k] = i < n && keep(items[k]).
-  //          Put #pragma unroll before both loops, so that items[] and kept[] stay in registers.
+  // TODO(3): For each item k the thread owns (see the Part 2 comment above): items[k] = the element and
+  //          kept[k] = whether keep keeps it; past n nothing is read or kept. std::size_t indices; every
+  //          load issued before any is used; items[] and kept[] stay in registers.
 }
 
 }  // namespace
 
 __global__ void count_kept_per_tile(const int* in, std::size_t n, KeepIf keep, std::uint32_t* tile_counts) {
-  // TODO(4): 1. load_tile() into items[kItemsPerThread] and kept[kItemsPerThread].
-  //          2. Each warp counts its kept elements with one vote per item: the sum over k of
-  //             popcount(__ballot_sync(kFullMask, kept[k])), the same number in every lane.
-  //          3. Lane 0 of warp w stores that count in a __shared__ array of kWarpsPerBlock
-  //             counts at [w]; __syncthreads(); thread 0 adds the kWarpsPerBlock counts and
-  //             writes the sum to tile_counts[blockIdx.x].
+  // TODO(4): tile_counts[blockIdx.x] = the number of elements of this block's tile that keep keeps, written
+  //          by one thread. Use load_tile(), and count with warp votes, not with a counter per thread.
+  //          Every lane reaches every vote, and every thread of the block reaches every barrier.
 }
 
 namespace {
@@ -124,24 +116,18 @@ namespace {
 // call it, once per kernel: it uses a shared array and two barriers.
 [[maybe_unused]] __device__ void rank_kept_in_tile(const bool (&kept)[kItemsPerThread],
                                                    std::uint32_t (&ranks)[kItemsPerThread]) {
-  // TODO(5): 1. For each item k: votes[k] = __ballot_sync(kFullMask, kept[k]); lane 0 of warp w
-  //             stores popcount(votes[k]) in a __shared__ array of kItemsPerThread * kWarpsPerBlock
-  //             counts at [k * kWarpsPerBlock + w]. That index is the input order of the pieces.
-  //          2. __syncthreads(). Warp 0 replaces the counts by their exclusive prefix sums: each
-  //             lane adds up its own consecutive counts (128 / 32 = 4 of them), the lanes scan
-  //             those sums with __shfl_up_sync (offsets 1, 2, 4, 8, 16), and each lane writes its
-  //             counts' offsets back. __syncthreads().
-  //          3. ranks[k] = offset of piece (k, w) + rank_among_kept(votes[k], lane): the kept
-  //             elements of all earlier pieces, then the kept lanes below this one in its piece.
+  // TODO(5): ranks[k] = the number of kept elements of the tile that come before item k in input order
+  //          (used only where kept[k]). One __shared__ array; every thread of the block reaches every
+  //          barrier, and every lane that a *_sync mask names executes that call.
 }
 
 }  // namespace
 
 __global__ void scatter_kept(const int* in, std::size_t n, KeepIf keep, const std::uint32_t* tile_offsets,
                              int* out) {
-  // TODO(6): Read this tile's offset, tile_offsets[blockIdx.x], first (its load then overlaps the
-  //          tile's loads). Then load_tile(), rank_kept_in_tile(), and every kept item k writes
-  //          items[k] to out[offset + ranks[k]], with the offset as a std::size_t.
+  // TODO(6): Write the kept elements of this block's tile, in input order, to consecutive places of out
+  //          from tile_offsets[blockIdx.x] on; nothing else of out is written. Use load_tile() and
+  //          rank_kept_in_tile() (every thread calls it), with std::size_t output indices.
 }
 
 void launch_count_kept_per_tile(const int* in, std::size_t n, KeepIf keep, std::uint32_t* tile_counts,
@@ -161,13 +147,9 @@ void launch_scatter_kept(const int* in, std::size_t n, KeepIf keep, const std::u
 void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScratch& scratch,
              std::uint32_t* kept_count, cudaStream_t stream) {
   check_capacity(n, scratch, "compact");
-  // TODO(7): The three phases, all on `stream`, nothing allocated, nothing waited for:
-  //          (a) launch_count_kept_per_tile() into scratch.tile_counts();
-  //          (b) scratch.count_scan().exclusive() of the tiles_for(n) counts, in place (counts
-  //              and offsets the same array), with kept_count as its total: the sum of the tile
-  //              counts IS the kept count;
-  //          (c) launch_scatter_kept() with those offsets.
-  //          For n = 0 the launchers launch nothing and the scan writes only *kept_count = 0.
+  // TODO(7): The three phases, all on `stream`: nothing allocated, nothing waited for. Use the launchers
+  //          above and the scratch (its tile_counts() and count_scan()). *kept_count ends as the number
+  //          kept, n = 0 included: phase (b) gives it, no kernel of yours.
 }
 
 // ---------------------------------------------------------------------------
@@ -175,19 +157,17 @@ void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScra
 
 std::size_t compact_and_count(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScratch& scratch,
                               cudaStream_t stream) {
-  // TODO(8): compact() with scratch.kept_count() as the count; copy that one std::uint32_t to the
-  //          host with cudaMemcpyAsync on `stream`; wait with cudaStreamSynchronize(stream) (the
-  //          host cannot know the count before the GPU has computed it); return it.
+  // TODO(8): Return the number of elements compact() keeps, with scratch.kept_count() as its device count.
+  //          The host reads that count only after the GPU has written it: wait for `stream` alone, not the
+  //          whole device. Wrap every CUDA call in CUDA_CHECK.
   return 0;
 }
 
 __global__ void scatter_kept_pairs(const int* keys, const int* values, std::size_t n, KeepIf keep,
                                    const std::uint32_t* tile_offsets, int* out_keys, int* out_values) {
-  // TODO(9): As scatter_kept, with the keys as the items. A kept item k also moves its value:
-  //          load values[i] (i = its input index, as in load_tile) for every kept item into a
-  //          register array BEFORE any store (a load after a store to a pointer that might
-  //          alias it cannot be moved ahead of that store, so the loads would wait one by one),
-  //          then write out_keys[offset + ranks[k]] and out_values[offset + ranks[k]].
+  // TODO(9): scatter_kept for pairs: the keys decide, and each kept key and its value go to the same index
+  //          of out_keys and out_values, in input order. Only kept pairs read their value, and every value
+  //          load is issued before the first store.
 }
 
 void launch_scatter_kept_pairs(const int* keys, const int* values, std::size_t n, KeepIf keep,
@@ -203,8 +183,8 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
                    int* out_values, CompactionScratch& scratch, std::uint32_t* kept_count,
                    cudaStream_t stream) {
   check_capacity(n, scratch, "compact_pairs");
-  // TODO(10): The three phases of compact(): count the kept KEYS per tile, scan the counts in place
-  //          with kept_count as the total, then launch_scatter_kept_pairs().
+  // TODO(10): compact() for pairs: the keys decide, *kept_count ends as the number of kept pairs, all on
+  //          `stream` without waiting; the last phase is launch_scatter_kept_pairs().
 }
 
 // ---------------------------------------------------------------------------
@@ -212,13 +192,9 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
 
 __global__ void scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,
                                        std::uint32_t* out_count) {
-  // TODO(11): 1. load_tile(), and one vote per item: votes[k] = __ballot_sync(kFullMask, kept[k]).
-  //          2. The warp's total is the sum of popcount(votes[k]). Lane 0 reserves that many places
-  //             with ONE atomicAdd(out_count, total) (none when the total is 0); __shfl_sync hands
-  //             the base it returned to every lane.
-  //          3. Walk the items in order with a running position that starts at the base: a kept
-  //             item k writes items[k] to out[position + rank_among_kept(votes[k], lane)], then
-  //             position += popcount(votes[k]). No __syncthreads(): every warp works on its own.
+  // TODO(11): Append every kept element of this block's tile to out, at a place of its own reserved from
+  //          *out_count (any order, no gaps), with ONE atomicAdd per warp that keeps anything. Use
+  //          load_tile(). Warps work alone (no __syncthreads()); all 32 lanes reach every *_sync call.
 }
 
 void launch_scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,

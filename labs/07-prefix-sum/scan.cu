@@ -49,9 +49,9 @@ void check_block_size(bool ok, const char* launcher, const char* rule, int threa
 // The inclusive scan of one value per lane (int or float). Every lane must call it.
 template <typename T>
 __device__ T warp_scan(T value) {
-  // TODO(1): Five steps, offset = 1, 2, 4, 8, 16: fetch the value of the lane `offset` places
-  //          lower with __shfl_up_sync(kFullWarpMask, value, offset) and add it when
-  //          lane >= offset (lanes below that have no partner: they keep their value).
+  // TODO(1): Return, in every lane k, the sum of the values of lanes 0..k: the warp's inclusive scan.
+  //          Warp shuffles only (__shfl_up_sync with kFullWarpMask), no shared memory; all 32 lanes take
+  //          part in every shuffle.
   return value;
 }
 
@@ -65,14 +65,10 @@ __device__ int warp_inclusive_scan(int value) {
 template <typename T>
 __device__ T block_scan(T value, T* block_total) {
   __shared__ T warp_totals[kMaxThreadsPerBlock / kWarpSize];
-  // TODO(2): 1. inclusive = warp_scan(value); lane 31 of warp w stores the warp's total
-  //             (its inclusive value) in warp_totals[w]; __syncthreads().
-  //          2. Warp 0 scans the totals: lane k < number of warps loads warp_totals[k]
-  //             (0 in the other lanes), warp_scan, and writes it back; __syncthreads().
-  //          3. Warps w > 0 add warp_totals[w - 1] (the total of the warps before them);
-  //             *block_total = warp_totals[last warp]. Read both into registers, then
-  //             __syncthreads() before returning, so that a second call cannot overwrite
-  //             warp_totals while a slow warp still reads it.
+  // TODO(2): Return thread t's inclusive scan over the block (the values of threads 0..t) and set
+  //          *block_total, in every thread, to the sum of all of them, from warp_scan and warp_totals.
+  //          Every thread reaches every barrier, and the function ends with one: a second call must not
+  //          overwrite warp_totals while a slow warp still reads it.
   *block_total = value;
   return value;
 }
@@ -85,23 +81,16 @@ __global__ void warp_scans(const int* in, int* out, std::size_t n) {
 }
 
 __global__ void block_scan_hillis_steele(const int* in, int* out, std::size_t n) {
-  // TODO(3): Two halves of the dynamic shared array, `from` and `to`, each blockDim.x ints.
-  //          Thread t loads its element into from[t] (0 past n); __syncthreads(). For
-  //          d = 1, 2, 4, ... while d < blockDim.x: to[t] = from[t] + from[t - d] when t >= d,
-  //          else from[t]; __syncthreads(); swap the two pointers. Write from[t] (if i < n).
+  // TODO(3): out[i] = the inclusive scan of the block's slice (blockDim.x elements from blockIdx.x *
+  //          blockDim.x; past n they count as 0 and are not written), Hillis-Steele, for any block size.
+  //          The dynamic shared array holds 2 * blockDim.x ints; every thread reaches every __syncthreads().
 }
 
 __global__ void block_scan_blelloch(const int* in, int* out, std::size_t n) {
-  // TODO(4): The block scans m = 2 * blockDim.x elements from blockIdx.x * m; thread t loads
-  //          elements t and t + blockDim.x into tree[] (0 past n).
-  //          Up-sweep: stride = 1; for active = blockDim.x, blockDim.x / 2, ..., 1:
-  //            __syncthreads(); thread t < active adds tree[(2t+1)*stride - 1] into
-  //            tree[(2t+2)*stride - 1]; stride *= 2.
-  //          Clear the root: tree[m - 1] = 0 (thread 0).
-  //          Down-sweep: for active = 1, 2, ..., blockDim.x: stride /= 2; __syncthreads();
-  //            thread t < active: left = (2t+1)*stride - 1, right = left + stride;
-  //            swap tree[left] into a temporary, tree[left] = tree[right], tree[right] += temporary.
-  //          __syncthreads(), then write elements t and t + blockDim.x back (if < n).
+  // TODO(4): out = the EXCLUSIVE scan of the block's slice (2 * blockDim.x elements from blockIdx.x * 2 *
+  //          blockDim.x; past n they count as 0 and are not written), by Blelloch's up-sweep and
+  //          down-sweep in tree[] (2 * blockDim.x ints; blockDim.x is a power of two). Every thread
+  //          reaches every barrier.
 }
 
 __global__ void block_scan_shuffle(const int* in, int* out, std::size_t n) {
@@ -230,19 +219,17 @@ __device__ void store_tile(T* out, std::size_t n, std::size_t tile_start, const 
 // `running`: taken before adding the item (exclusive) or after (inclusive).
 template <typename T>
 __device__ void scan_items(T (&items)[kItemsPerThread], T running, ScanKind kind) {
-  // TODO(5): Walk the items in order: exclusive, items[k] = running then running += the old
-  //          value; inclusive, running += items[k] then items[k] = running.
+  // TODO(5): Replace items[0 .. kItemsPerThread) with their running sum from `running`, in order: without
+  //          the item itself for ScanKind::exclusive, with it for ScanKind::inclusive.
 }
 
 // Scans one tile held as load_tile leaves it, adding carry_in to every
 // element, and returns the sum of the tile's own elements.
 template <typename T>
 __device__ T scan_tile(T (&items)[kItemsPerThread], T carry_in, ScanKind kind) {
-  // TODO(6): 1. thread_sum = the sum of this thread's kItemsPerThread items.
-  //          2. inclusive = block_scan(thread_sum, &tile_total): the block scan of the thread sums.
-  //          3. scan_items from carry_in + inclusive - thread_sum: the sum of everything before
-  //             this thread's first item.
-  //          4. Return tile_total.
+  // TODO(6): Scan every item of the tile in place (`kind`), as if the tile came right after a prefix of
+  //          carry_in, and return the sum of the tile's own elements (in every thread). Build it from
+  //          block_scan and scan_items; every thread of the block calls block_scan.
   return T(0);
 }
 
@@ -251,18 +238,16 @@ __device__ T scan_tile(T (&items)[kItemsPerThread], T carry_in, ScanKind kind) {
 
 template <typename T>
 __global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_block, T* block_sums) {
-  // TODO(7): Sum this block's range: for each of its tiles, thread t adds the tile's elements
-  //          tile_start + k * blockDim.x + t for k = 0 .. kItemsPerThread - 1 (a warp reads 32
-  //          consecutive elements; skip those >= n). Then block_scan(sum, &total) and thread 0
-  //          writes total to block_sums[blockIdx.x].
+  // TODO(7): block_sums[blockIdx.x] = the sum of the elements of this block's range of tiles that are below
+  //          n, written once, by one thread. Each warp's loads are coalesced (32 consecutive elements per
+  //          load); block_scan gives the block's total, and every thread reaches it.
 }
 
 // One block turns the block sums into exclusive offsets, in place.
 template <typename T>
 __global__ void scan_block_sums(T* block_sums, int count) {
-  // TODO(8): Walk block_sums in chunks of blockDim.x with a running carry (starting at 0):
-  //          each thread loads one sum (0 past count), block_scan gives the inclusive value
-  //          and the chunk's total; write carry + inclusive - value back; carry += total.
+  // TODO(8): Replace block_sums[0 .. count) by their exclusive scan, in place. count may be larger than
+  //          blockDim.x (up to kMaxGridBlocks). Use block_scan; every thread takes part in every call.
 }
 
 template <typename T>
@@ -271,9 +256,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
                 ScanKind kind) {
   __shared__ T staging[kWarpsPerBlock][kStagingPerWarp];
   T* warp_staging = staging[threadIdx.x / kWarpSize];
-  // TODO(9): carry = block_offsets[blockIdx.x]. For each tile of this block's range (stop at
-  //          the first tile that starts at or past n): load_tile, carry += scan_tile(items,
-  //          carry, kind), store_tile.
+  // TODO(9): Write the scan (`kind`) of this block's range of tiles to out, starting from the range's
+  //          offset block_offsets[blockIdx.x], with load_tile, scan_tile and store_tile (warp_staging is
+  //          this warp's staging area). Tiles that start at or past n are not touched.
 }
 
 int reduce_then_scan_blocks(std::size_t n) {
@@ -296,9 +281,10 @@ void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* 
   const std::size_t tiles = ceil_div(n, kTileSize);
   const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
   const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
-  // TODO(10): Three launches on `stream`, CUDA_CHECK_LAUNCH after each: reduce_ranges<T> (blocks x
-  //          kThreadsPerBlock), scan_block_sums<T> (ONE block of kMaxThreadsPerBlock threads over
-  //          `blocks` sums), scan_ranges<T> (blocks x kThreadsPerBlock).
+  // TODO(10): Leave the scan of in[0, n) in out, on `stream`, with reduce_ranges<T>, scan_block_sums<T> and
+  //          scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
+  //          kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
+  //          after every launch.
 }
 
 }  // namespace
@@ -337,14 +323,9 @@ __device__ int warp_sum(int value) {
 // from their status words, 32 predecessors at a time (lane 31 looks at the
 // nearest). Tiles before tile 0 count as a published prefix of 0.
 __device__ int look_back(const unsigned long long* tile_status, long long tile) {
-  // TODO(11): exclusive = 0; window_end = tile. Repeat:
-  //            predecessor = window_end - 32 + lane; word = read_status(&tile_status[predecessor]),
-  //            or make_tile_status(TileState::prefix, 0) when predecessor < 0.
-  //            While any lane's word is TileState::invalid (__any_sync), those lanes read it again.
-  //            prefix_lanes = __ballot_sync of "state is prefix". If nonzero: the nearest such
-  //            lane is 31 - __clz(prefix_lanes); add warp_sum of the values of that lane and the
-  //            lanes above it (0 elsewhere) to exclusive and return it. Otherwise add warp_sum of
-  //            all 32 aggregates and move the window back: window_end -= 32.
+  // TODO(11): Return, in every lane, the sum of all tiles before `tile` (its exclusive prefix), read from
+  //          their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
+  //          at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
   return 0;
 }
 
@@ -408,23 +389,10 @@ __device__ int4 scan_group(int4 group, int running, ScanKind kind) {
 __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, bool aligned,
                      unsigned long long* tile_status, unsigned* tile_counter) {
-  // TODO(12): 0. Shared memory: parked[kSinglePassWarps][kGroupsPerThread][kWarpSize] int4s,
-  //             warp_offsets[kSinglePassWarps], and one unsigned tile_id and one int
-  //             tile_prefix that the block's first warp hands to the whole block.
-  //          1. Thread 0 takes the tile id: tile_id = atomicAdd(tile_counter, 1); __syncthreads().
-  //             (Not blockIdx.x: blocks may start in any order, and a block must never wait
-  //             for a tile that has not started.) The tile starts at tile_id * kSinglePassTileSize;
-  //             vector_ok = aligned and the whole tile is below n.
-  //          2. For each group g: load_group (layout above), park it in parked[warp][g][lane],
-  //             sum = its 4 elements, inclusive = warp_scan(sum); group_offsets[g] = warp_total
-  //             + inclusive - sum; warp_total += lane 31's inclusive (__shfl_sync).
-  //          3. Lane 0 of each warp writes warp_total to warp_offsets[warp]; __syncthreads().
-  //             Warp 0: scan warp_offsets in place (exclusive) with warp_scan, tile_total =
-  //             lane 31's inclusive; lane 0 publishes (TileState::aggregate, tile_total);
-  //             look_back(tile_status, tile); lane 0 stores it in tile_prefix and publishes
-  //             (TileState::prefix, it + tile_total). __syncthreads().
-  //          4. For each group g: scan_group(parked[warp][g][lane], tile_prefix +
-  //             warp_offsets[warp] + group_offsets[g], kind), then store_group.
+  // TODO(12): Scan one tile of kSinglePassTileSize elements (`kind`, the group layout above) by decoupled
+  //          look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
+  //          inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
+  //          below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
 }
 
 namespace {

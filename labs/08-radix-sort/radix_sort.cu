@@ -78,16 +78,17 @@ RadixSortScratch::RadixSortScratch(std::size_t max_n, bool with_values)
 // Part 1: split by one bit. One thread per key, kernels as plain as lab 02's.
 
 __global__ void flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit, std::uint32_t* flags) {
-  // TODO(1): One thread per key, i = blockIdx.x * blockDim.x + threadIdx.x (a std::size_t);
-  //          when i < n: flags[i] = 1 when bit `bit` of keys[i] is 0, else 0.
+  // TODO(1): flags[i] = 1 for every key i < n whose bit `bit` is 0, 0 for every other key i < n; nothing
+  //          at or past n is read or written. One thread per key, in a grid that may have more threads than
+  //          keys; indices are std::size_t.
 }
 
 __global__ void split_scatter(const std::uint32_t* keys_in, std::size_t n, int bit,
                               const std::uint32_t* zero_offsets, const std::uint32_t* zero_count,
                               std::uint32_t* keys_out) {
-  // TODO(2): One thread per key i < n, f = zero_offsets[i] (the keys with bit 0 before it):
-  //          a key whose bit is 0 goes to keys_out[f]; a key whose bit is 1 goes after all
-  //          *zero_count keys with bit 0 and after the i - f keys with bit 1 before it.
+  // TODO(2): Write every key i < n once to keys_out, at its place in the stable split: all keys with bit
+  //          `bit` 0, then all keys with bit 1, each group in input order. zero_offsets[i] is the number
+  //          of keys with bit 0 before key i, *zero_count their total. One thread per key.
 }
 
 void launch_flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit, std::uint32_t* flags,
@@ -120,11 +121,9 @@ void split_by_bit(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::si
         "split_by_bit: keys_out is keys_in, but a split cannot work in place (a key may be written over "
         "another before that one is read); pass a second array");
   }
-  // TODO(3): Three steps on `stream`, nothing allocated, nothing waited for:
-  //          1. launch_flag_zero_bits() into scratch.flags();
-  //          2. scratch.count_scan().exclusive() of the n flags in place, with scratch.zero_count()
-  //             as its total (the sum of the flags is the number of keys whose bit is 0);
-  //          3. launch_split_scatter() with those offsets and that count.
+  // TODO(3): keys_out = the stable split of keys_in on bit `bit`, with the two launchers above and
+  //          scratch.count_scan() on the scratch's arrays. Everything on `stream`: nothing allocated,
+  //          nothing waited for.
 }
 
 void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n, SplitScratch& scratch,
@@ -132,10 +131,9 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
   check_capacity(n, scratch.max_n(), "split_sort", "SplitScratch");
   check_pointer(keys_in, n, "split_sort", "keys_in");
   check_pointer(keys_out, n, "split_sort", "keys_out");
-  // TODO(4): 32 splits, bit 0 first. Pass b reads the previous pass's output (pass 0 reads
-  //          keys_in) and writes scratch.keys_temp() when b is even, keys_out when b is odd, so
-  //          that pass 31 ends in keys_out. (In place works too: pass 0 reads keys_in = keys_out
-  //          and writes the temporary.)
+  // TODO(4): keys_out = keys_in in ascending order, by 32 split_by_bit() calls, bit 0 first. No array but
+  //          the scratch's keys_temp() and keys_out; keys_in is never written unless it is keys_out
+  //          (keys_in == keys_out, in place, must work).
 }
 
 // ---------------------------------------------------------------------------
@@ -154,7 +152,8 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
 constexpr int kMinBlocksPerSm = 3;
 
 __host__ __device__ std::uint32_t digit_of(std::uint32_t key, int shift) {
-  // TODO(5): The eight bits of key from bit `shift` up, as a number 0..255: shift right, mask.
+  // TODO(5): Return the digit of key for the pass with this shift: its kRadixBits bits from bit `shift` up,
+  //          as a number 0 to kRadix - 1. It runs on the host and on the device.
   return 0;
 }
 
@@ -183,21 +182,18 @@ namespace {
 // get kKeyPastEnd.
 [[maybe_unused]] __device__ void load_tile(const std::uint32_t* keys, std::size_t n,
                                            std::uint32_t (&items)[kItemsPerThread]) {
-  // TODO(6): For item k the key is keys[tile_start() + item_in_tile(k)] (helpers above): load it
-  //          when item_in_tile(k) < keys_in_tile(n), else use kKeyPastEnd. #pragma unroll, so
-  //          that items[] stays in registers and all 16 loads are in flight at once.
+  // TODO(6): items[k] = the key at position item_in_tile(k) of this block's tile (the helpers above), or
+  //          kKeyPastEnd where that position holds no real key. Nothing at or past n is read. items[] stays
+  //          in registers, and all kItemsPerThread loads of a thread are in flight together.
 }
 
 }  // namespace
 
 __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts) {
-  // TODO(7): 1. A __shared__ array of kWarpsPerBlock x kRadix counters (one set per warp, so
-  //             that warps do not contend for the same counter), zeroed by the block; barrier.
-  //          2. load_tile(); each item that is below n (item_in_tile(k) < keys_in_tile(n))
-  //             adds 1 to its warp's counter of digit_of(item, shift) with a shared atomicAdd.
-  //          3. Barrier. Thread d adds up the kWarpsPerBlock counters of digit d and writes the
-  //             sum to digit_counts[d * tiles_for(n) + blockIdx.x] (digit-major).
+  // TODO(7): digit_counts[d * tiles_for(n) + blockIdx.x] = the number of this tile's keys below n whose
+  //          digit at `shift` is d, for every d (digit-major). Count in shared memory with a set of
+  //          counters per warp, so that warps never wait for each other; every thread reaches every barrier.
 }
 
 void launch_count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts,
@@ -233,10 +229,8 @@ namespace {
 // when lane l has the same digit (this lane's own bit included). Every lane
 // of the warp must call it.
 [[maybe_unused]] __device__ unsigned same_digit_lanes(std::uint32_t digit) {
-  // TODO(8): Either __match_any_sync(kFullMask, digit), or one vote per bit of the digit: start
-  //          from kFullMask and, for each of the kRadixBits bits, keep the lanes that agree with
-  //          this lane on it: vote = __ballot_sync(kFullMask, bit set); keep vote if this lane's
-  //          bit is set, ~vote if not.
+  // TODO(8): Return the mask of the lanes of this warp whose digit equals this lane's (bit l for lane l,
+  //          this lane's own bit included). All 32 lanes call it: every warp vote uses kFullMask.
   return 0u;
 }
 
@@ -248,16 +242,11 @@ namespace {
 [[maybe_unused]] __device__ std::uint32_t rank_tile_by_digit(const std::uint32_t (&items)[kItemsPerThread],
                                                              int shift,
                                                              std::uint32_t (&positions)[kItemsPerThread]) {
-  // TODO(9): 1. A __shared__ kWarpsPerBlock x kRadix array of counters, zeroed; barrier.
-  //          2. Each warp walks its items k = 0, 1, ... (its keys in input order): digit d,
-  //             peers = same_digit_lanes(d); rank = counter[warp][d] + the number of peers below
-  //             this lane; keep rank and d for step 4 in positions[k], e.g. (rank << 8) | d.
-  //             __syncwarp(); the lowest lane of the peers adds popcount(peers) to
-  //             counter[warp][d]; __syncwarp() before the next item.
-  //          3. Barrier. Thread t owns digit t: its total over the warps, the exclusive scan of the
-  //             256 totals (block_exclusive_sum) = the digit's first position in the sorted tile;
-  //             replace counter[w][t] by that plus the counts of digit t in warps before w.
-  //          4. Barrier. positions[k] = counter[warp][d] + rank. Return digit t's start.
+  // TODO(9): positions[k] = item k's position in this tile sorted stably by digit: after every key of a
+  //          smaller digit and after the tile's earlier keys (smaller item_in_tile) of the same digit.
+  //          Return the number of the tile's keys whose digit is below threadIdx.x. The result must not
+  //          depend on the order in which threads run. Use same_digit_lanes and block_exclusive_sum;
+  //          every thread reaches every barrier and every vote.
   return 0u;
 }
 
@@ -266,15 +255,10 @@ namespace {
 __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
                      const std::uint32_t* digit_offsets, std::uint32_t* keys_out) {
-  // TODO(10): 1. Thread t reads this tile's offset of digit t, digit_offsets[t * tiles_for(n) +
-  //             blockIdx.x], first (the load overlaps the rest). load_tile(); rank_tile_by_digit()
-  //             gives each item's position in the sorted tile and digit t's start in it.
-  //          2. Write each item into a __shared__ array of kTileSize keys at its position (the
-  //             tile sorted by digit), and base[t] = offset - start into a __shared__ array of
-  //             kRadix; barrier.
-  //          3. For j = k * kThreadsPerBlock + threadIdx.x below keys_in_tile(n): key = sorted[j],
-  //             keys_out[base[digit of key] + j] = key. Neighbouring threads write neighbouring
-  //             addresses of the same digit: the stores coalesce.
+  // TODO(10): Write each of the tile's keys below n to keys_out at digit_offsets[d * tiles_for(n) +
+  //          blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
+  //          Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
+  //          threads store neighbouring addresses. Every thread reaches every barrier.
 }
 
 void launch_scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
@@ -291,11 +275,10 @@ void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_
   check_capacity(n, scratch.max_n(), "sort_keys", "RadixSortScratch");
   check_pointer(keys_in, n, "sort_keys", "keys_in");
   check_pointer(keys_out, n, "sort_keys", "keys_out");
-  // TODO(11): kPasses passes, shift = 8 * pass. Pass p reads the previous pass's output (pass 0:
-  //          keys_in) and writes scratch.keys_temp() when p is even, keys_out when p is odd.
-  //          Each pass: launch_count_digits() into scratch.digit_counts(); the exclusive scan of
-  //          the digit_counts_for(n) counts in place (scratch.count_scan(), no total needed);
-  //          launch_scatter_by_digit() with those offsets. Everything on `stream`.
+  // TODO(11): keys_out = keys_in in ascending order: kPasses stable passes, lowest digit first, built from
+  //          launch_count_digits, scratch.count_scan() and launch_scatter_by_digit. No array but the
+  //          scratch's and keys_out; keys_in is never written unless it is keys_out (in place must work).
+  //          Everything on `stream`.
 }
 
 // ---------------------------------------------------------------------------
@@ -305,11 +288,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_pairs_by_digit(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n,
                            int shift, const std::uint32_t* digit_offsets, std::uint32_t* keys_out,
                            std::uint32_t* values_out) {
-  // TODO(12): As scatter_by_digit, with the values along: load each item's value (same index as
-  //          its key; 0 past n) right after the keys, so that those loads are in flight while
-  //          the tile is ranked; write keys AND values into two __shared__ tiles at their
-  //          positions; then for each j below keys_in_tile(n) write key j and value j to the
-  //          same place, base[digit of key j] + j.
+  // TODO(12): As scatter_by_digit, and values_out gets each key's value (values_in at the key's input
+  //          index) at the same position as the key. The value loads are in flight while the tile is
+  //          ranked, and the stores of both arrays stay coalesced.
 }
 
 void launch_scatter_pairs_by_digit(const std::uint32_t* keys_in, const std::uint32_t* values_in,
@@ -332,36 +313,35 @@ void sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, st
   check_pointer(values_in, n, "sort_pairs", "values_in");
   check_pointer(keys_out, n, "sort_pairs", "keys_out");
   check_pointer(values_out, n, "sort_pairs", "values_out");
-  // TODO(13): The passes of sort_keys(), with launch_scatter_pairs_by_digit() as phase (c): keys
-  //          ping-pong between scratch.keys_temp() and keys_out, values between
-  //          scratch.values_temp() and values_out, in step.
+  // TODO(13): The passes of sort_keys(), each value moving with its key (launch_scatter_pairs_by_digit):
+  //          keys_out ascending, values_out beside them, equal keys in input order. No array but the
+  //          scratch's (keys_temp(), values_temp()) and the outputs; in place must work.
 }
 
 // ---------------------------------------------------------------------------
 // Part 4: int32 and float keys
 
 __host__ __device__ std::uint32_t encode_int(std::int32_t value) {
-  // TODO(14): Two's complement puts the negative ints above the positive ones as unsigned
-  //          numbers; flipping the sign bit (XOR 0x80000000) moves them below.
+  // TODO(14): Return the key of value: for any two ints, a < b exactly when encode_int(a) < encode_int(b)
+  //          as unsigned numbers, and every int gets a different key (decode_int undoes it).
   return 0u;
 }
 
 __host__ __device__ std::int32_t decode_int(std::uint32_t key) {
-  // TODO(15): Flip the sign bit back.
+  // TODO(15): Return the int that encode_int maps to key: decode_int(encode_int(v)) == v for every v.
   return 0;
 }
 
 __host__ __device__ std::uint32_t encode_float_bits(std::uint32_t bits) {
-  // TODO(16): A float is sign, exponent, mantissa: for two non-negative floats the larger one
-  //          has the larger bits, for two negative ones the smaller bits. So: a negative float
-  //          (sign bit set) gets all its bits inverted (~bits: larger magnitudes now smaller);
-  //          a non-negative one gets the sign bit set (above every negative one).
+  // TODO(16): Return the key of the float with these bits: unsigned order of the keys is IEEE 754
+  //          totalOrder of the floats (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), and every
+  //          bit pattern, NaNs included, gets a different key.
   return 0u;
 }
 
 __host__ __device__ std::uint32_t decode_float_bits(std::uint32_t key) {
-  // TODO(17): The inverse: a key with the top bit set came from a non-negative float (clear that
-  //          bit); a key with the top bit clear from a negative one (invert every bit).
+  // TODO(17): The inverse: decode_float_bits(encode_float_bits(b)) == b for every bit pattern b, NaN
+  //          payloads included.
   return 0u;
 }
 
@@ -420,16 +400,18 @@ void sort_ints(const std::int32_t* in, std::int32_t* out, std::size_t n, RadixSo
   check_capacity(n, scratch.max_n(), "sort_ints", "RadixSortScratch");
   check_pointer(in, n, "sort_ints", "in");
   check_pointer(out, n, "sort_ints", "out");
-  // TODO(18): keys = out seen as std::uint32_t* (reinterpret_cast). launch_encode_int_keys(in ->
-  //          keys); sort_keys(keys, keys, ...) in place; launch_decode_int_keys(keys -> out).
+  // TODO(18): out = in in ascending int order, with the int maps (launch_encode_int_keys,
+  //          launch_decode_int_keys) and sort_keys(). No array but out and the scratch's; in is never
+  //          written unless it is out.
 }
 
 void sort_floats(const float* in, float* out, std::size_t n, RadixSortScratch& scratch, cudaStream_t stream) {
   check_capacity(n, scratch.max_n(), "sort_floats", "RadixSortScratch");
   check_pointer(in, n, "sort_floats", "in");
   check_pointer(out, n, "sort_floats", "out");
-  // TODO(19): As sort_ints, with the float arrays seen as their bits (reinterpret_cast to
-  //          const std::uint32_t* and std::uint32_t*) and the float maps.
+  // TODO(19): As sort_ints, for floats in the order of encode_float_bits, with the float maps
+  //          (launch_encode_float_keys, launch_decode_float_keys); the float arrays travel as their
+  //          bits (std::uint32_t).
 }
 
 }  // namespace radix_sort

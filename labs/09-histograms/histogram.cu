@@ -88,8 +88,8 @@ int grid_blocks(std::size_t n) {
 // Part 1: global atomics
 
 __global__ void count_bytes_with_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(1): One thread per byte: with i = blockIdx.x * blockDim.x + threadIdx.x (as a std::size_t),
-  //          a thread with i < n adds 1 to bins[in[i]] with atomicAdd.
+  // TODO(1): Every byte in[i], i < n, adds 1 to its bin with a global atomicAdd, from its own thread (one
+  //          thread per byte, std::size_t indices); threads past the end touch nothing.
 }
 
 void launch_count_bytes_with_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
@@ -123,32 +123,27 @@ namespace {
 // one tail byte per thread.
 [[maybe_unused]] __device__ void add_share_to_block_histogram(const std::uint8_t* in, std::size_t n,
                                                               std::uint32_t* shared_bins) {
-  // TODO(2): With split = split_for_vectors(in, n) and vectors = the uint4s that start at in + split.head
-  //          (reinterpret_cast<const uint4*>):
-  //          1. a grid-stride loop, v from global_thread() in steps of grid_threads() while
-  //             v < split.vectors: load vectors[v] (ONE 16-byte load) and count_word() its .x, .y, .z, .w;
-  //          2. the edges, fewer than 16 bytes each, one byte per thread: a thread with index
-  //             t = global_thread() < split.head counts in[t], and one with t < split.tail counts
-  //             in[split.head + split.vectors * kVectorBytes + t] (with a shared atomicAdd of 1).
+  // TODO(2): Add this thread's share of the n bytes to shared_bins with shared atomics, so that the grid
+  //          together counts every byte exactly once, for any alignment of `in` and any n. The bulk must be
+  //          read with 16-byte (uint4) loads: use split_for_vectors and the helpers above.
 }
 
 }  // namespace
 
 __global__ void count_bytes_per_block(const std::uint8_t* in, std::size_t n, std::uint32_t* block_bins) {
-  // TODO(3): 1. A __shared__ array of kBins counts; thread t sets count t to 0; __syncthreads().
-  //          2. add_share_to_block_histogram(); __syncthreads() (every count must be final).
-  //          3. Thread t writes count t to block_bins[blockIdx.x * kBins + t] (a plain store).
+  // TODO(3): Block b counts its share (add_share_to_block_histogram) into a __shared__ histogram of kBins
+  //          counts that starts at 0, then writes its kBins final counts to row b of block_bins. Every
+  //          thread reaches every barrier.
 }
 
 __global__ void sum_block_histograms(const std::uint32_t* block_bins, int blocks, std::uint32_t* bins) {
-  // TODO(4): Thread k (one block of kBins threads) adds block_bins[b * kBins + k] over b < blocks
-  //          and writes the sum to bins[k]. At every b the 32 lanes of a warp read 32 neighbouring
-  //          counts: one 128-byte line per warp.
+  // TODO(4): One block of kBins threads, one per bin: bins[k] = the sum of bin k over the first `blocks`
+  //          rows of block_bins, every bin written (0 for blocks = 0). A warp's loads read whole lines.
 }
 
 __global__ void count_bytes_merged(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(5): Steps 1 and 2 of count_bytes_per_block; then thread t adds count t to bins[t] with one
-  //          global atomicAdd, only when it is nonzero (an empty bin costs nothing).
+  // TODO(5): The block's share counted as in count_bytes_per_block, then added to bins with global atomics:
+  //          at most one per bin per block, none for an empty bin. Every thread reaches every barrier.
 }
 
 void launch_count_bytes_per_block(const std::uint8_t* in, std::size_t n, std::uint32_t* block_bins,
@@ -178,9 +173,8 @@ void histogram_two_phase(const std::uint8_t* in, std::size_t n, std::uint32_t* b
     throw std::invalid_argument(
         "histogram_two_phase: block_bins is nullptr; pass a device array of kMaxGridBlocks * kBins counts");
   }
-  // TODO(6): Two launches on `stream`: launch_count_bytes_per_block() into block_bins, then
-  //          launch_sum_block_histograms() of the grid_blocks(n) histograms it wrote into bins.
-  //          For n = 0 the first launches nothing and the second, with 0 blocks, writes 256 zeros.
+  // TODO(6): Leave the histogram of in[0, n) in bins, on `stream`: phase 1 into block_bins, then phase 2
+  //          over the histograms phase 1 wrote, with the launchers above. For n = 0 every bin must be 0.
 }
 
 void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
@@ -194,27 +188,20 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 // Part 3: contention
 
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(7): As count_bytes_merged, with a different grid-stride loop over the vectors: every lane of
-  //          a warp must reach each __match_any_sync, so the loop runs over the warp's first vector,
-  //          warp_first = global_thread() - lane, which is the same in all 32 lanes:
-  //            for (base = warp_first; base < split.vectors; base += grid_threads()) {
-  //              v = base + lane; valid = __ballot_sync(kFullMask, v < split.vectors);
-  //              if (v < split.vectors) { load vectors[v]; for each of its 16 bytes:
-  //                peers = __match_any_sync(valid, byte); the lane leader_of(peers) adds
-  //                __popc(peers) to the shared count of that byte; } }
-  //          The head and tail bytes as in part 2, one plain shared atomicAdd each (no match).
+  // TODO(7): The result of count_bytes_merged, but the lanes of a warp that hold equal bytes make one shared
+  //          atomic together (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call
+  //          must execute it, also a lane with no vector left; the head and tail bytes need no match.
 }
 
 __host__ __device__ int lane_copy_slot(int bin, int lane) {
-  // TODO(8): The 32 copies of one bin side by side: bin * kLaneCopies + lane. Slot s lies in bank
-  //          s % 32 = lane, so the lanes of a warp never share a bank, whatever their bins.
+  // TODO(8): Return where lane `lane`'s count of `bin` lives among the kLaneCopySlots counts: one slot per
+  //          (bin, lane), and the 32 lanes of a warp in 32 different banks, whatever bins they count.
   return 0;
 }
 
 __host__ __device__ int merge_lane(int bin, int step) {
-  // TODO(9): (bin + step) % kLaneCopies: at each step the threads of a warp (32 consecutive bins)
-  //          read 32 different lanes' copies, so 32 different banks; reading copy `step` in every
-  //          thread would put the whole warp in one bank.
+  // TODO(9): Return which lane's copy the thread merging `bin` reads at step `step`: over the 32 steps each
+  //          copy of the bin once; at every step a warp's threads (32 consecutive bins) in 32 banks.
   return 0;
 }
 
@@ -231,17 +218,10 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(10): 1. __shared__ std::uint32_t copies[kLaneCopySlots]: every thread zeroes the slots
-  //             threadIdx.x, threadIdx.x + kThreadsPerBlock, ... (neighbouring threads, neighbouring
-  //             banks); __syncthreads().
-  //          2. Block b takes the chunks of kThreadsPerBlock * kVectorsPerThread vectors b, b + gridDim.x,
-  //             ...; in a chunk, thread t first LOADS its vectors chunk_start + k * kThreadsPerBlock + t
-  //             for k < kVectorsPerThread (those < split.vectors) into a uint4 array, then counts each
-  //             of their 16 bytes with one shared atomicAdd of 1 at lane_copy_slot(byte, lane).
-  //          3. The head and tail bytes as in part 2, each with one atomicAdd of 1 to this lane's copy
-  //             of its bin; __syncthreads().
-  //          4. Thread k sums the 32 copies of bin k, copy merge_lane(k, step) at step 0 .. 31, and adds
-  //             a nonzero sum to bins[k] with one global atomicAdd.
+  // TODO(10): The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
+  //          shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
+  //          kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
+  //          read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
 }
 
 void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
@@ -274,17 +254,16 @@ void histogram_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t*
 // Part 4: an RGB image
 
 __host__ __device__ int rgb_bin(std::uint32_t pixel, int channel) {
-  // TODO(11): The channel's byte is (pixel >> (8 * channel)) & 0xFF (red is the low byte: the first in
-  //          memory); its bin is channel * kBins + that byte.
+  // TODO(11): Return the bin of channel `channel` (0 red, 1 green, 2 blue) of `pixel` among the kRgbBins
+  //          bins: the channel's own kBins bins, at the channel's byte (red is the byte first in memory).
   return 0;
 }
 
 __global__ void count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins) {
-  // TODO(12): 1. A __shared__ array of kRgbBins counts, zeroed by the block (3 counts per thread);
-  //             __syncthreads().
-  //          2. A grid-stride loop over the pixels: one 4-byte load per pixel, then a shared atomicAdd
-  //             of 1 at rgb_bin(pixel, c) for c = 0, 1, 2. Alpha (the high byte) is never counted.
-  //          3. __syncthreads(); each nonzero count k goes to bins[k] with one global atomicAdd.
+  // TODO(12): Each block counts its share of the pixels (every pixel once, one 4-byte load each) into a
+  //          __shared__ histogram of kRgbBins counts that starts at 0, at rgb_bin() for red, green and blue,
+  //          never alpha; then adds each nonzero count to bins with one global atomicAdd. Every thread
+  //          reaches every barrier.
 }
 
 void launch_count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins,
@@ -306,14 +285,10 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 // Part 5: many bins
 
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(13): 65536 counts (256 KiB) do not fit in shared memory: count in global memory, aggregated
-  //          in the warp. With lane, warp_first = global_thread() - lane and step = grid_threads(),
-  //          the rounds start at base = warp_first, warp_first + step * kWideItemsPerThread, ...
-  //          while base < n. In a round, item k of a lane is element i = base + k * step + lane:
-  //          1. load every item first (values[k] = in[i] when i < n);
-  //          2. then for each k: valid = __ballot_sync(kFullMask, i < n); a lane with i < n takes
-  //             peers = __match_any_sync(valid, values[k]), and its leader_of(peers) adds __popc(peers)
-  //             to bins[values[k]] with one global atomicAdd.
+  // TODO(13): Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
+  //          global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
+  //          atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight; every
+  //          lane named in the mask of a *_sync call must execute it.
 }
 
 void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,

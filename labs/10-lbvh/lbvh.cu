@@ -41,23 +41,21 @@ void check_pointer(const void* pointer, std::size_t n, const char* caller, const
 // Part 1: scene box and Morton codes
 
 __host__ __device__ std::uint32_t expand_bits(std::uint32_t v) {
-  // TODO(1): Keep the low 10 bits, then move them apart in four steps, each a shift, an OR
-  //          and a mask that keeps every bit in its new place (bits 8-9 up 16, then groups of
-  //          4, 2 and 1 bits), so that bit k ends at bit 3k. Check one value by hand: 0b11 -> 0b1001.
+  // TODO(1): Return the low 10 bits of v spread out so that bit k lands at bit 3k, two zero bits after
+  //          each (0b11 -> 0b1001); the bits of v above the tenth are ignored. No loop over the bits.
   return 0;
 }
 
 __host__ __device__ std::uint32_t cell_of(float x, float lo, float hi) {
-  // TODO(2): 0 when !(hi > lo) (an axis without extent). Else t = (x - lo) / (hi - lo) * 1024,
-  //          in that order (the tests compute it the same way, bit for bit); 0 when !(t > 0)
-  //          (also catches NaN), 1023 when t >= 1023, else t truncated to an integer. Clamp
-  //          before converting: a float too large for uint32 is undefined behaviour.
+  // TODO(2): Return the cell, 0 .. kCellsPerAxis - 1, of x on the axis from lo to hi, by the formula of
+  //          lbvh.cuh in exactly its order of operations (the tests compare bit for bit). An axis without
+  //          extent, or a NaN, gives cell 0; never convert a float outside the uint32 range (undefined).
   return 0;
 }
 
 __host__ __device__ std::uint32_t morton_code(const Aabb& box, const Aabb& scene) {
-  // TODO(3): The centroid() of the box; its cell_of() on each axis within the scene's extent;
-  //          the three cells expanded and interleaved, x's bits highest (shifted by 2), y's by 1.
+  // TODO(3): Return the 30-bit Morton code of the box's centroid() within `scene`: its cell_of() on each
+  //          axis, spread by expand_bits() and interleaved, x's bits highest in each triple, z's lowest.
   return 0;
 }
 
@@ -85,23 +83,22 @@ namespace {
 }  // namespace
 
 __global__ void reduce_boxes(const Aabb* boxes, std::uint32_t n, Aabb* out) {
-  // TODO(4): Lab 04's reduction with merge() for + and empty_box() for 0:
-  //          1. grid-stride over the n boxes, each thread merging its boxes into one;
-  //          2. the warp's union by __shfl_down_sync (all six floats), lane 0 writes it to a
-  //             __shared__ array of kThreadsPerBlock / 32 boxes; barrier;
-  //          3. warp 0 merges those boxes the same way; thread 0 writes out[blockIdx.x].
+  // TODO(4): One thread writes out[blockIdx.x] = the union (merge()) of this block's share of boxes[0, n);
+  //          for any grid size the shares cover every box once. Use warp_union() and a __shared__ array of
+  //          kWarpsPerBlock boxes; a lane with no box holds empty_box(); all threads reach the barrier.
 }
 
 void compute_scene_box(const Aabb* boxes, std::uint32_t n, Aabb* partials, Aabb* scene, cudaStream_t stream) {
   if (n == 0) return;
-  // TODO(5): Two launches of reduce_boxes with kThreadsPerBlock threads: the first over the n
-  //          boxes with min(blocks for n threads, kMaxReduceBlocks) blocks into `partials`, the
-  //          second with one block over those partials into `scene`. Check each launch.
+  // TODO(5): Leave the union of boxes[0, n) in *scene, on `stream`, with reduce_boxes in blocks of
+  //          kThreadsPerBlock threads: a first pass of at most kMaxReduceBlocks blocks into `partials` (it
+  //          holds that many), then a pass over those into `scene`. CUDA_CHECK_LAUNCH after every launch.
 }
 
 __global__ void compute_morton_codes(const Aabb* boxes, std::uint32_t n, const Aabb* scene,
                                      std::uint32_t* codes, std::uint32_t* indices) {
-  // TODO(6): One thread per object i < n: codes[i] = morton_code(boxes[i], *scene), indices[i] = i.
+  // TODO(6): For every object i < n: codes[i] = the morton_code() of boxes[i] within *scene, and
+  //          indices[i] = i (the value the sort carries). No thread writes past n.
 }
 
 void launch_compute_morton_codes(const Aabb* boxes, std::uint32_t n, const Aabb* scene, std::uint32_t* codes,
@@ -124,23 +121,19 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
   check_pointer(boxes, n, "Lbvh::build", "boxes", "n");
   n_ = n;
   if (n == 0) return;
-  // TODO(7): The five phases on `stream`, in order, on this object's arrays:
-  //          1. compute_scene_box() into partials() and scene();
-  //          2. launch_compute_morton_codes() into codes() and indices();
-  //          3. sort_pairs_by_code(): codes() and indices() into sorted_codes() and objects(),
-  //             with sort_temp() and sort_temp_size();
-  //          4. launch_build_internal_nodes() from sorted_codes();
-  //          5. launch_compute_node_boxes() from `boxes` and objects() into boxes().
-  //          The kernels take n as std::uint32_t: n <= kMaxObjects fits.
+  // TODO(7): Build the tree over boxes[0, n) on `stream`: afterwards objects(), left(), right(), last(),
+  //          parent() and boxes() hold it. Use this file's launch functions and sort_pairs_by_code() (with
+  //          sort_temp()), all on this object's arrays: nothing allocated, nothing waited for. The kernels
+  //          take n as std::uint32_t (n <= kMaxObjects fits).
 }
 
 // ---------------------------------------------------------------------------
 // Part 3: the hierarchy (Karras 2012). Positions are int: n < 2^31.
 
 __host__ __device__ int common_prefix(const std::uint32_t* codes, int n, int i, int j) {
-  // TODO(8): -1 when j < 0 or j >= n. Else, with a = codes[i] and b = codes[j]: the leading
-  //          zeros of a ^ b when a != b (count_leading_zeros()); when a == b the key goes on with
-  //          the position itself: 32 + the leading zeros of i ^ j.
+  // TODO(8): Return δ(i, j) as lbvh.cuh defines it: the leading bits that keys i and j share, the key of a
+  //          position being its code followed by the position itself (so equal codes still differ); -1
+  //          when j is outside 0 .. n - 1. Use count_leading_zeros() (host and device).
   return -1;
 }
 
@@ -157,32 +150,24 @@ namespace {
 }  // namespace
 
 __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n, int i) {
-  // TODO(9): 1. d = +1 when δ(i, i + 1) > δ(i, i - 1), else -1: the range grows towards the
-  //             neighbour that shares more bits with key i.
-  //          2. delta_min = δ(i, i - d): every key of the range shares more than that with key i.
-  //          3. An upper bound: l_max = 2, doubled while δ(i, i + l_max * d) > delta_min.
-  //          4. The exact length by binary search: l = 0; for t = l_max / 2, l_max / 4, ..., 1:
-  //             when δ(i, i + (l + t) * d) > delta_min, l += t. The other end is j = i + l * d.
-  //          Compute i + l * d in 64 bits (long long): doubling can pass 2^31 for large n.
-  //          Return {min(i, j), max(i, j)}.
+  // TODO(9): Return the range {first, last} of sorted leaves below internal node i, as lbvh.cuh defines
+  //          it; i is one end. Find the other end with O(log n) evaluations of δ, not a scan. Positions
+  //          tried on the way can pass 2^31 for large n: no int overflow (common_prefix_at() helps).
   return {i, i};
 }
 
 __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange range) {
-  // TODO(10): delta_node = δ(first, last). Binary search for the largest s in first .. last - 1
-  //          with δ(first, s) > delta_node: s = first, step = last - first; repeat
-  //          { step = (step + 1) / 2; when s + step < last and δ(first, s + step) > delta_node,
-  //          s += step } while step > 1.
+  // TODO(10): Return the split of `range` as lbvh.cuh defines it: the largest s, first <= s < last, whose
+  //          key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
   return range.first;
 }
 
 __global__ void build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, std::uint32_t* left,
                                      std::uint32_t* right, std::uint32_t* last, std::uint32_t* parent) {
-  // TODO(11): One thread per internal node i < n - 1: range = determine_range(), s = find_split().
-  //          The left child is leaf s (node n - 1 + s) when s == range.first, else internal node s;
-  //          the right child is leaf s + 1 when s + 1 == range.last, else internal node s + 1.
-  //          Write left[i], right[i], last[i] = range.last, and parent[child] = i for both
-  //          children; thread 0 also writes parent[0] = kNoParent (the root has none).
+  // TODO(11): For every internal node i < n - 1, one thread each, from its determine_range() and
+  //          find_split(): left[i] and right[i] (node numbers as lbvh.cuh gives them: a child of one
+  //          position is a leaf), last[i] = the range's last leaf, and parent[] = i for both children;
+  //          parent[0] = kNoParent.
 }
 
 void launch_build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, std::uint32_t* left,
@@ -217,15 +202,11 @@ __global__ void compute_node_boxes(const Aabb* object_boxes, const std::uint32_t
                                    const std::uint32_t* left, const std::uint32_t* right,
                                    const std::uint32_t* parent, std::uint32_t n, std::uint32_t* arrivals,
                                    Aabb* node_boxes) {
-  // TODO(12): One thread per leaf i < n, node = n - 1 + i: box = object_boxes[objects[i]], written
-  //          to node_boxes[node]. Then climb while parent[node] != kNoParent:
-  //          1. __threadfence(): this thread's box write is visible to every other thread before
-  //             the counter below says so;
-  //          2. atomicAdd(&arrivals[p], 1) returns 0 for the first thread at p: its sibling's
-  //             box may not exist yet, so it stops (return);
-  //          3. the second thread: __threadfence() again, the sibling (the child of p that is not
-  //             `node`) box read from L2 (load_box_from_l2(): L1 may hold a stale copy), box =
-  //             merge(box, sibling's), written to node_boxes[p]; node = p, and on up.
+  // TODO(12): Fill node_boxes[] bottom-up, one thread per leaf: leaf node n - 1 + i gets the box of object
+  //          objects[i], each internal node the merge() of its children's boxes, written by the second of
+  //          the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
+  //          A box another thread wrote must be visible before it is read: __threadfence(), and
+  //          load_box_from_l2() for the read.
 }
 
 void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* objects,
@@ -233,9 +214,9 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                const std::uint32_t* parent, std::uint32_t n, std::uint32_t* arrivals,
                                Aabb* node_boxes, cudaStream_t stream) {
   if (n == 0) return;
-  // TODO(13): Zero the n - 1 arrival counters with cudaMemsetAsync on `stream` (every build: the
-  //          previous build left them at 2; none for n = 1), then launch compute_node_boxes with
-  //          one thread per leaf. Check both.
+  // TODO(13): Launch compute_node_boxes on `stream`, one thread per leaf, with its n - 1 arrival counters
+  //          at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
+  //          CUDA_CHECK_LAUNCH the launch.
 }
 
 // ---------------------------------------------------------------------------
@@ -260,17 +241,10 @@ namespace {
 
 __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned long long capacity,
                                         unsigned long long* pair_count, std::uint32_t* status) {
-  // TODO(14): One thread per sorted leaf i < n (n >= 2 here); query = the leaf's box
-  //          tree.boxes[n - 1 + i], self = tree.objects[i]; a stack of kStackSize node indices;
-  //          node = 0, the root. Loop:
-  //          1. for each child c of node (tree.left, tree.right): skip it when its rightmost leaf
-  //             (c - (n - 1) for a leaf, tree.last[c] otherwise) is <= i (those pairs belong to an
-  //             earlier leaf's query) or its box does not overlap the query; a leaf that remains
-  //             is a pair: slot = atomicAdd(pair_count, 1ull), write {min, max} of self and
-  //             tree.objects[c - (n - 1)] when slot < capacity; an internal node is to visit;
-  //          2. both to visit: push the right one and go to the left one; on a full stack
-  //             atomicOr(status, kStackOverflowed) and return (never lose pairs silently);
-  //             one to visit: go there; none: pop the next node, or stop when the stack is empty.
+  // TODO(14): For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
+  //          overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
+  //          after i are not visited (last_leaf_of()). A stack of kStackSize nodes per thread: when it is
+  //          full, set kStackOverflowed in *status atomically and stop (pairs are never lost silently).
 }
 
 void launch_query_overlapping_pairs(const TreeView& tree, Pair* pairs, std::size_t capacity,

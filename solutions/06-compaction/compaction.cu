@@ -65,9 +65,9 @@ CompactionScratch::CompactionScratch(std::size_t max_n)
 
 // WALKTHROUGH: warp-positions
 __host__ __device__ int rank_among_kept(unsigned kept, int lane) {
-  // HOLE: The kept lanes below `lane` are the 1 bits of kept under bit `lane`: keep only
-  // HOLE: those bits with the mask (1u << lane) - 1u (no bits at all for lane 0) and count
-  // HOLE: them with popcount().
+  // HOLE: Return how many lanes below `lane` are set in the vote `kept` (the lane's own bit does not
+  // HOLE: count): 0 to lane, for every lane 0 to 31, with no undefined shift. Use the header's
+  // HOLE: popcount(): the host tests call this function too.
   // STUB: return 0;
   return popcount(kept & ((1u << lane) - 1u));
   // END HOLE
@@ -75,12 +75,9 @@ __host__ __device__ int rank_among_kept(unsigned kept, int lane) {
 
 __global__ void warp_output_positions(const int* in, std::size_t n, KeepIf keep, int* positions,
                                       std::uint32_t* warp_counts) {
-  // HOLE: Every lane must reach the vote, also a lane whose i is past n (it votes false):
-  // HOLE: no return before it.
-  // HOLE: 1. kept = __ballot_sync(kFullMask, i < n && keep(in[i])) (read in[i] only when i < n).
-  // HOLE: 2. A lane with i < n writes positions[i]: rank_among_kept(kept, lane) when its own
-  // HOLE:    element is kept, -1 when not.
-  // HOLE: 3. Lane 0 (with i < n) writes popcount(kept) to warp_counts[i / kWarpSize].
+  // HOLE: For every element i < n: positions[i] = its rank among its warp's kept elements, or -1 when it
+  // HOLE: is not kept; warp_counts[i / kWarpSize] = the number its warp keeps. Touch memory only for
+  // HOLE: i < n, yet every lane that kFullMask names executes every *_sync call.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool is_kept = i < n && keep(in[i]);
   // All 32 lanes exist (blocks are whole warps) and all get here, so kFullMask
@@ -116,11 +113,9 @@ namespace {
 // WALKTHROUGH: load-tile
 [[maybe_unused]] __device__ void load_tile(const int* in, std::size_t n, KeepIf keep,
                                            int (&items)[kItemsPerThread], bool (&kept)[kItemsPerThread]) {
-  // HOLE: With tile_start = blockIdx.x * kTileSize (a std::size_t) and, for item k,
-  // HOLE: i = tile_start + k * kThreadsPerBlock + threadIdx.x:
-  // HOLE: 1. a loop that only loads: items[k] = in[i] when i < n, else 0;
-  // HOLE: 2. a second loop that decides: kept[k] = i < n && keep(items[k]).
-  // HOLE: Put #pragma unroll before both loops, so that items[] and kept[] stay in registers.
+  // HOLE: For each item k the thread owns (see the Part 2 comment above): items[k] = the element and
+  // HOLE: kept[k] = whether keep keeps it; past n nothing is read or kept. std::size_t indices; every
+  // HOLE: load issued before any is used; items[] and kept[] stay in registers.
   const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * kTileSize;
   // Sixteen independent loads per thread, all issued before any is used: the
   // SM then has enough bytes in flight to cover the memory's latency. Each
@@ -143,12 +138,9 @@ namespace {
 
 // WALKTHROUGH: count-per-tile
 __global__ void count_kept_per_tile(const int* in, std::size_t n, KeepIf keep, std::uint32_t* tile_counts) {
-  // HOLE: 1. load_tile() into items[kItemsPerThread] and kept[kItemsPerThread].
-  // HOLE: 2. Each warp counts its kept elements with one vote per item: the sum over k of
-  // HOLE:    popcount(__ballot_sync(kFullMask, kept[k])), the same number in every lane.
-  // HOLE: 3. Lane 0 of warp w stores that count in a __shared__ array of kWarpsPerBlock
-  // HOLE:    counts at [w]; __syncthreads(); thread 0 adds the kWarpsPerBlock counts and
-  // HOLE:    writes the sum to tile_counts[blockIdx.x].
+  // HOLE: tile_counts[blockIdx.x] = the number of elements of this block's tile that keep keeps, written
+  // HOLE: by one thread. Use load_tile(), and count with warp votes, not with a counter per thread.
+  // HOLE: Every lane reaches every vote, and every thread of the block reaches every barrier.
   __shared__ std::uint32_t warp_counts[kWarpsPerBlock];
   int items[kItemsPerThread];
   bool kept[kItemsPerThread];
@@ -178,15 +170,9 @@ namespace {
 // WALKTHROUGH: ranks-in-tile
 [[maybe_unused]] __device__ void rank_kept_in_tile(const bool (&kept)[kItemsPerThread],
                                                    std::uint32_t (&ranks)[kItemsPerThread]) {
-  // HOLE: 1. For each item k: votes[k] = __ballot_sync(kFullMask, kept[k]); lane 0 of warp w
-  // HOLE:    stores popcount(votes[k]) in a __shared__ array of kItemsPerThread * kWarpsPerBlock
-  // HOLE:    counts at [k * kWarpsPerBlock + w]. That index is the input order of the pieces.
-  // HOLE: 2. __syncthreads(). Warp 0 replaces the counts by their exclusive prefix sums: each
-  // HOLE:    lane adds up its own consecutive counts (128 / 32 = 4 of them), the lanes scan
-  // HOLE:    those sums with __shfl_up_sync (offsets 1, 2, 4, 8, 16), and each lane writes its
-  // HOLE:    counts' offsets back. __syncthreads().
-  // HOLE: 3. ranks[k] = offset of piece (k, w) + rank_among_kept(votes[k], lane): the kept
-  // HOLE:    elements of all earlier pieces, then the kept lanes below this one in its piece.
+  // HOLE: ranks[k] = the number of kept elements of the tile that come before item k in input order
+  // HOLE: (used only where kept[k]). One __shared__ array; every thread of the block reaches every
+  // HOLE: barrier, and every lane that a *_sync mask names executes that call.
   constexpr int kPieces = kItemsPerThread * kWarpsPerBlock;
   constexpr int kPiecesPerLane = kPieces / kWarpSize;
   __shared__ std::uint32_t piece_offsets[kPieces];
@@ -238,9 +224,9 @@ namespace {
 // WALKTHROUGH: stable-scatter
 __global__ void scatter_kept(const int* in, std::size_t n, KeepIf keep, const std::uint32_t* tile_offsets,
                              int* out) {
-  // HOLE: Read this tile's offset, tile_offsets[blockIdx.x], first (its load then overlaps the
-  // HOLE: tile's loads). Then load_tile(), rank_kept_in_tile(), and every kept item k writes
-  // HOLE: items[k] to out[offset + ranks[k]], with the offset as a std::size_t.
+  // HOLE: Write the kept elements of this block's tile, in input order, to consecutive places of out
+  // HOLE: from tile_offsets[blockIdx.x] on; nothing else of out is written. Use load_tile() and
+  // HOLE: rank_kept_in_tile() (every thread calls it), with std::size_t output indices.
   const std::size_t offset = tile_offsets[blockIdx.x];
   int items[kItemsPerThread];
   bool kept[kItemsPerThread];
@@ -276,13 +262,9 @@ void launch_scatter_kept(const int* in, std::size_t n, KeepIf keep, const std::u
 void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScratch& scratch,
              std::uint32_t* kept_count, cudaStream_t stream) {
   check_capacity(n, scratch, "compact");
-  // HOLE: The three phases, all on `stream`, nothing allocated, nothing waited for:
-  // HOLE: (a) launch_count_kept_per_tile() into scratch.tile_counts();
-  // HOLE: (b) scratch.count_scan().exclusive() of the tiles_for(n) counts, in place (counts
-  // HOLE:     and offsets the same array), with kept_count as its total: the sum of the tile
-  // HOLE:     counts IS the kept count;
-  // HOLE: (c) launch_scatter_kept() with those offsets.
-  // HOLE: For n = 0 the launchers launch nothing and the scan writes only *kept_count = 0.
+  // HOLE: The three phases, all on `stream`: nothing allocated, nothing waited for. Use the launchers
+  // HOLE: above and the scratch (its tile_counts() and count_scan()). *kept_count ends as the number
+  // HOLE: kept, n = 0 included: phase (b) gives it, no kernel of yours.
   launch_count_kept_per_tile(in, n, keep, scratch.tile_counts(), stream);
   scratch.count_scan().exclusive(scratch.tile_counts(), scratch.tile_counts(), tiles_for(n), kept_count,
                                  stream);
@@ -296,9 +278,9 @@ void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScra
 
 std::size_t compact_and_count(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScratch& scratch,
                               cudaStream_t stream) {
-  // HOLE: compact() with scratch.kept_count() as the count; copy that one std::uint32_t to the
-  // HOLE: host with cudaMemcpyAsync on `stream`; wait with cudaStreamSynchronize(stream) (the
-  // HOLE: host cannot know the count before the GPU has computed it); return it.
+  // HOLE: Return the number of elements compact() keeps, with scratch.kept_count() as its device count.
+  // HOLE: The host reads that count only after the GPU has written it: wait for `stream` alone, not the
+  // HOLE: whole device. Wrap every CUDA call in CUDA_CHECK.
   // STUB: return 0;
   compact(in, n, keep, out, scratch, scratch.kept_count(), stream);
   std::uint32_t count = 0;
@@ -311,11 +293,9 @@ std::size_t compact_and_count(const int* in, std::size_t n, KeepIf keep, int* ou
 // WALKTHROUGH: pairs
 __global__ void scatter_kept_pairs(const int* keys, const int* values, std::size_t n, KeepIf keep,
                                    const std::uint32_t* tile_offsets, int* out_keys, int* out_values) {
-  // HOLE: As scatter_kept, with the keys as the items. A kept item k also moves its value:
-  // HOLE: load values[i] (i = its input index, as in load_tile) for every kept item into a
-  // HOLE: register array BEFORE any store (a load after a store to a pointer that might
-  // HOLE: alias it cannot be moved ahead of that store, so the loads would wait one by one),
-  // HOLE: then write out_keys[offset + ranks[k]] and out_values[offset + ranks[k]].
+  // HOLE: scatter_kept for pairs: the keys decide, and each kept key and its value go to the same index
+  // HOLE: of out_keys and out_values, in input order. Only kept pairs read their value, and every value
+  // HOLE: load is issued before the first store.
   const std::size_t offset = tile_offsets[blockIdx.x];
   const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * kTileSize;
   int items[kItemsPerThread];
@@ -354,8 +334,8 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
                    int* out_values, CompactionScratch& scratch, std::uint32_t* kept_count,
                    cudaStream_t stream) {
   check_capacity(n, scratch, "compact_pairs");
-  // HOLE: The three phases of compact(): count the kept KEYS per tile, scan the counts in place
-  // HOLE: with kept_count as the total, then launch_scatter_kept_pairs().
+  // HOLE: compact() for pairs: the keys decide, *kept_count ends as the number of kept pairs, all on
+  // HOLE: `stream` without waiting; the last phase is launch_scatter_kept_pairs().
   launch_count_kept_per_tile(keys, n, keep, scratch.tile_counts(), stream);
   scratch.count_scan().exclusive(scratch.tile_counts(), scratch.tile_counts(), tiles_for(n), kept_count,
                                  stream);
@@ -369,13 +349,9 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
 // WALKTHROUGH: unordered
 __global__ void scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,
                                        std::uint32_t* out_count) {
-  // HOLE: 1. load_tile(), and one vote per item: votes[k] = __ballot_sync(kFullMask, kept[k]).
-  // HOLE: 2. The warp's total is the sum of popcount(votes[k]). Lane 0 reserves that many places
-  // HOLE:    with ONE atomicAdd(out_count, total) (none when the total is 0); __shfl_sync hands
-  // HOLE:    the base it returned to every lane.
-  // HOLE: 3. Walk the items in order with a running position that starts at the base: a kept
-  // HOLE:    item k writes items[k] to out[position + rank_among_kept(votes[k], lane)], then
-  // HOLE:    position += popcount(votes[k]). No __syncthreads(): every warp works on its own.
+  // HOLE: Append every kept element of this block's tile to out, at a place of its own reserved from
+  // HOLE: *out_count (any order, no gaps), with ONE atomicAdd per warp that keeps anything. Use
+  // HOLE: load_tile(). Warps work alone (no __syncthreads()); all 32 lanes reach every *_sync call.
   int items[kItemsPerThread];
   bool kept[kItemsPerThread];
   load_tile(in, n, keep, items, kept);

@@ -52,9 +52,9 @@ void check_block_size(bool ok, const char* launcher, const char* rule, int threa
 // WALKTHROUGH: warp_scan
 template <typename T>
 __device__ T warp_scan(T value) {
-  // HOLE: Five steps, offset = 1, 2, 4, 8, 16: fetch the value of the lane `offset` places
-  // HOLE: lower with __shfl_up_sync(kFullWarpMask, value, offset) and add it when
-  // HOLE: lane >= offset (lanes below that have no partner: they keep their value).
+  // HOLE: Return, in every lane k, the sum of the values of lanes 0..k: the warp's inclusive scan.
+  // HOLE: Warp shuffles only (__shfl_up_sync with kFullWarpMask), no shared memory; all 32 lanes take
+  // HOLE: part in every shuffle.
   // STUB: return value;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   for (int offset = 1; offset < kWarpSize; offset *= 2) {
@@ -79,14 +79,10 @@ __device__ int warp_inclusive_scan(int value) {
 template <typename T>
 __device__ T block_scan(T value, T* block_total) {
   __shared__ T warp_totals[kMaxThreadsPerBlock / kWarpSize];
-  // HOLE: 1. inclusive = warp_scan(value); lane 31 of warp w stores the warp's total
-  // HOLE:    (its inclusive value) in warp_totals[w]; __syncthreads().
-  // HOLE: 2. Warp 0 scans the totals: lane k < number of warps loads warp_totals[k]
-  // HOLE:    (0 in the other lanes), warp_scan, and writes it back; __syncthreads().
-  // HOLE: 3. Warps w > 0 add warp_totals[w - 1] (the total of the warps before them);
-  // HOLE:    *block_total = warp_totals[last warp]. Read both into registers, then
-  // HOLE:    __syncthreads() before returning, so that a second call cannot overwrite
-  // HOLE:    warp_totals while a slow warp still reads it.
+  // HOLE: Return thread t's inclusive scan over the block (the values of threads 0..t) and set
+  // HOLE: *block_total, in every thread, to the sum of all of them, from warp_scan and warp_totals.
+  // HOLE: Every thread reaches every barrier, and the function ends with one: a second call must not
+  // HOLE: overwrite warp_totals while a slow warp still reads it.
   // STUB: *block_total = value;
   // STUB: return value;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -118,10 +114,9 @@ __global__ void warp_scans(const int* in, int* out, std::size_t n) {
 
 // WALKTHROUGH: hillis_steele
 __global__ void block_scan_hillis_steele(const int* in, int* out, std::size_t n) {
-  // HOLE: Two halves of the dynamic shared array, `from` and `to`, each blockDim.x ints.
-  // HOLE: Thread t loads its element into from[t] (0 past n); __syncthreads(). For
-  // HOLE: d = 1, 2, 4, ... while d < blockDim.x: to[t] = from[t] + from[t - d] when t >= d,
-  // HOLE: else from[t]; __syncthreads(); swap the two pointers. Write from[t] (if i < n).
+  // HOLE: out[i] = the inclusive scan of the block's slice (blockDim.x elements from blockIdx.x *
+  // HOLE: blockDim.x; past n they count as 0 and are not written), Hillis-Steele, for any block size.
+  // HOLE: The dynamic shared array holds 2 * blockDim.x ints; every thread reaches every __syncthreads().
   extern __shared__ int buffers[];
   const int t = static_cast<int>(threadIdx.x);
   const int size = static_cast<int>(blockDim.x);
@@ -146,16 +141,10 @@ __global__ void block_scan_hillis_steele(const int* in, int* out, std::size_t n)
 
 // WALKTHROUGH: blelloch
 __global__ void block_scan_blelloch(const int* in, int* out, std::size_t n) {
-  // HOLE: The block scans m = 2 * blockDim.x elements from blockIdx.x * m; thread t loads
-  // HOLE: elements t and t + blockDim.x into tree[] (0 past n).
-  // HOLE: Up-sweep: stride = 1; for active = blockDim.x, blockDim.x / 2, ..., 1:
-  // HOLE:   __syncthreads(); thread t < active adds tree[(2t+1)*stride - 1] into
-  // HOLE:   tree[(2t+2)*stride - 1]; stride *= 2.
-  // HOLE: Clear the root: tree[m - 1] = 0 (thread 0).
-  // HOLE: Down-sweep: for active = 1, 2, ..., blockDim.x: stride /= 2; __syncthreads();
-  // HOLE:   thread t < active: left = (2t+1)*stride - 1, right = left + stride;
-  // HOLE:   swap tree[left] into a temporary, tree[left] = tree[right], tree[right] += temporary.
-  // HOLE: __syncthreads(), then write elements t and t + blockDim.x back (if < n).
+  // HOLE: out = the EXCLUSIVE scan of the block's slice (2 * blockDim.x elements from blockIdx.x * 2 *
+  // HOLE: blockDim.x; past n they count as 0 and are not written), by Blelloch's up-sweep and
+  // HOLE: down-sweep in tree[] (2 * blockDim.x ints; blockDim.x is a power of two). Every thread
+  // HOLE: reaches every barrier.
   extern __shared__ int tree[];
   const int t = static_cast<int>(threadIdx.x);
   const int half = static_cast<int>(blockDim.x);
@@ -317,8 +306,8 @@ __device__ void store_tile(T* out, std::size_t n, std::size_t tile_start, const 
 // `running`: taken before adding the item (exclusive) or after (inclusive).
 template <typename T>
 __device__ void scan_items(T (&items)[kItemsPerThread], T running, ScanKind kind) {
-  // HOLE: Walk the items in order: exclusive, items[k] = running then running += the old
-  // HOLE: value; inclusive, running += items[k] then items[k] = running.
+  // HOLE: Replace items[0 .. kItemsPerThread) with their running sum from `running`, in order: without
+  // HOLE: the item itself for ScanKind::exclusive, with it for ScanKind::inclusive.
   const bool exclusive = kind == ScanKind::exclusive;
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) {
@@ -335,11 +324,9 @@ __device__ void scan_items(T (&items)[kItemsPerThread], T running, ScanKind kind
 // WALKTHROUGH: scan_tile
 template <typename T>
 __device__ T scan_tile(T (&items)[kItemsPerThread], T carry_in, ScanKind kind) {
-  // HOLE: 1. thread_sum = the sum of this thread's kItemsPerThread items.
-  // HOLE: 2. inclusive = block_scan(thread_sum, &tile_total): the block scan of the thread sums.
-  // HOLE: 3. scan_items from carry_in + inclusive - thread_sum: the sum of everything before
-  // HOLE:    this thread's first item.
-  // HOLE: 4. Return tile_total.
+  // HOLE: Scan every item of the tile in place (`kind`), as if the tile came right after a prefix of
+  // HOLE: carry_in, and return the sum of the tile's own elements (in every thread). Build it from
+  // HOLE: block_scan and scan_items; every thread of the block calls block_scan.
   // STUB: return T(0);
   T thread_sum = T(0);
 #pragma unroll
@@ -358,10 +345,9 @@ __device__ T scan_tile(T (&items)[kItemsPerThread], T carry_in, ScanKind kind) {
 // WALKTHROUGH: reduce_ranges
 template <typename T>
 __global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_block, T* block_sums) {
-  // HOLE: Sum this block's range: for each of its tiles, thread t adds the tile's elements
-  // HOLE: tile_start + k * blockDim.x + t for k = 0 .. kItemsPerThread - 1 (a warp reads 32
-  // HOLE: consecutive elements; skip those >= n). Then block_scan(sum, &total) and thread 0
-  // HOLE: writes total to block_sums[blockIdx.x].
+  // HOLE: block_sums[blockIdx.x] = the sum of the elements of this block's range of tiles that are below
+  // HOLE: n, written once, by one thread. Each warp's loads are coalesced (32 consecutive elements per
+  // HOLE: load); block_scan gives the block's total, and every thread reaches it.
   const std::size_t first_tile = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
   T sum = T(0);
   for (std::size_t tile = first_tile; tile < first_tile + tiles_per_block; ++tile) {
@@ -389,9 +375,8 @@ __global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_
 // One block turns the block sums into exclusive offsets, in place.
 template <typename T>
 __global__ void scan_block_sums(T* block_sums, int count) {
-  // HOLE: Walk block_sums in chunks of blockDim.x with a running carry (starting at 0):
-  // HOLE: each thread loads one sum (0 past count), block_scan gives the inclusive value
-  // HOLE: and the chunk's total; write carry + inclusive - value back; carry += total.
+  // HOLE: Replace block_sums[0 .. count) by their exclusive scan, in place. count may be larger than
+  // HOLE: blockDim.x (up to kMaxGridBlocks). Use block_scan; every thread takes part in every call.
   T carry = T(0);
   for (int base = 0; base < count; base += static_cast<int>(blockDim.x)) {
     const int i = base + static_cast<int>(threadIdx.x);
@@ -411,9 +396,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
                 ScanKind kind) {
   __shared__ T staging[kWarpsPerBlock][kStagingPerWarp];
   T* warp_staging = staging[threadIdx.x / kWarpSize];
-  // HOLE: carry = block_offsets[blockIdx.x]. For each tile of this block's range (stop at
-  // HOLE: the first tile that starts at or past n): load_tile, carry += scan_tile(items,
-  // HOLE: carry, kind), store_tile.
+  // HOLE: Write the scan (`kind`) of this block's range of tiles to out, starting from the range's
+  // HOLE: offset block_offsets[blockIdx.x], with load_tile, scan_tile and store_tile (warp_staging is
+  // HOLE: this warp's staging area). Tiles that start at or past n are not touched.
   T carry = block_offsets[blockIdx.x];
   const std::size_t first_tile = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
   for (std::size_t tile = first_tile; tile < first_tile + tiles_per_block && tile * kTileSize < n; ++tile) {
@@ -446,9 +431,10 @@ void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* 
   const std::size_t tiles = ceil_div(n, kTileSize);
   const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
   const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
-  // HOLE: Three launches on `stream`, CUDA_CHECK_LAUNCH after each: reduce_ranges<T> (blocks x
-  // HOLE: kThreadsPerBlock), scan_block_sums<T> (ONE block of kMaxThreadsPerBlock threads over
-  // HOLE: `blocks` sums), scan_ranges<T> (blocks x kThreadsPerBlock).
+  // HOLE: Leave the scan of in[0, n) in out, on `stream`, with reduce_ranges<T>, scan_block_sums<T> and
+  // HOLE: scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
+  // HOLE: kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
+  // HOLE: after every launch.
   reduce_ranges<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, n, tiles_per_block, block_sums);
   CUDA_CHECK_LAUNCH("reduce_ranges");
   scan_block_sums<T><<<1, kMaxThreadsPerBlock, 0, stream>>>(block_sums, blocks);
@@ -495,14 +481,9 @@ __device__ int warp_sum(int value) {
 // nearest). Tiles before tile 0 count as a published prefix of 0.
 // WALKTHROUGH: look_back
 __device__ int look_back(const unsigned long long* tile_status, long long tile) {
-  // HOLE: exclusive = 0; window_end = tile. Repeat:
-  // HOLE:   predecessor = window_end - 32 + lane; word = read_status(&tile_status[predecessor]),
-  // HOLE:   or make_tile_status(TileState::prefix, 0) when predecessor < 0.
-  // HOLE:   While any lane's word is TileState::invalid (__any_sync), those lanes read it again.
-  // HOLE:   prefix_lanes = __ballot_sync of "state is prefix". If nonzero: the nearest such
-  // HOLE:   lane is 31 - __clz(prefix_lanes); add warp_sum of the values of that lane and the
-  // HOLE:   lanes above it (0 elsewhere) to exclusive and return it. Otherwise add warp_sum of
-  // HOLE:   all 32 aggregates and move the window back: window_end -= 32.
+  // HOLE: Return, in every lane, the sum of all tiles before `tile` (its exclusive prefix), read from
+  // HOLE: their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
+  // HOLE: at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
   // STUB: return 0;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   int exclusive = 0;
@@ -588,23 +569,10 @@ __device__ int4 scan_group(int4 group, int running, ScanKind kind) {
 __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, bool aligned,
                      unsigned long long* tile_status, unsigned* tile_counter) {
-  // HOLE: 0. Shared memory: parked[kSinglePassWarps][kGroupsPerThread][kWarpSize] int4s,
-  // HOLE:    warp_offsets[kSinglePassWarps], and one unsigned tile_id and one int
-  // HOLE:    tile_prefix that the block's first warp hands to the whole block.
-  // HOLE: 1. Thread 0 takes the tile id: tile_id = atomicAdd(tile_counter, 1); __syncthreads().
-  // HOLE:    (Not blockIdx.x: blocks may start in any order, and a block must never wait
-  // HOLE:    for a tile that has not started.) The tile starts at tile_id * kSinglePassTileSize;
-  // HOLE:    vector_ok = aligned and the whole tile is below n.
-  // HOLE: 2. For each group g: load_group (layout above), park it in parked[warp][g][lane],
-  // HOLE:    sum = its 4 elements, inclusive = warp_scan(sum); group_offsets[g] = warp_total
-  // HOLE:    + inclusive - sum; warp_total += lane 31's inclusive (__shfl_sync).
-  // HOLE: 3. Lane 0 of each warp writes warp_total to warp_offsets[warp]; __syncthreads().
-  // HOLE:    Warp 0: scan warp_offsets in place (exclusive) with warp_scan, tile_total =
-  // HOLE:    lane 31's inclusive; lane 0 publishes (TileState::aggregate, tile_total);
-  // HOLE:    look_back(tile_status, tile); lane 0 stores it in tile_prefix and publishes
-  // HOLE:    (TileState::prefix, it + tile_total). __syncthreads().
-  // HOLE: 4. For each group g: scan_group(parked[warp][g][lane], tile_prefix +
-  // HOLE:    warp_offsets[warp] + group_offsets[g], kind), then store_group.
+  // HOLE: Scan one tile of kSinglePassTileSize elements (`kind`, the group layout above) by decoupled
+  // HOLE: look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
+  // HOLE: inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
+  // HOLE: below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
   // The tile waits out the look-back parked in shared memory, not in
   // registers: 28 values fewer per thread let 6 blocks, not 4, share an SM,
   // so more tiles are loading while others wait (H100: 98% of CUB, 93% with

@@ -81,8 +81,9 @@ RadixSortScratch::RadixSortScratch(std::size_t max_n, bool with_values)
 
 // WALKTHROUGH: split-kernels
 __global__ void flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit, std::uint32_t* flags) {
-  // HOLE: One thread per key, i = blockIdx.x * blockDim.x + threadIdx.x (a std::size_t);
-  // HOLE: when i < n: flags[i] = 1 when bit `bit` of keys[i] is 0, else 0.
+  // HOLE: flags[i] = 1 for every key i < n whose bit `bit` is 0, 0 for every other key i < n; nothing
+  // HOLE: at or past n is read or written. One thread per key, in a grid that may have more threads than
+  // HOLE: keys; indices are std::size_t.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) flags[i] = ((keys[i] >> bit) & 1u) == 0u ? 1u : 0u;
   // END HOLE
@@ -91,9 +92,9 @@ __global__ void flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit
 __global__ void split_scatter(const std::uint32_t* keys_in, std::size_t n, int bit,
                               const std::uint32_t* zero_offsets, const std::uint32_t* zero_count,
                               std::uint32_t* keys_out) {
-  // HOLE: One thread per key i < n, f = zero_offsets[i] (the keys with bit 0 before it):
-  // HOLE: a key whose bit is 0 goes to keys_out[f]; a key whose bit is 1 goes after all
-  // HOLE: *zero_count keys with bit 0 and after the i - f keys with bit 1 before it.
+  // HOLE: Write every key i < n once to keys_out, at its place in the stable split: all keys with bit
+  // HOLE: `bit` 0, then all keys with bit 1, each group in input order. zero_offsets[i] is the number
+  // HOLE: of keys with bit 0 before key i, *zero_count their total. One thread per key.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t key = keys_in[i];
@@ -137,11 +138,9 @@ void split_by_bit(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::si
         "split_by_bit: keys_out is keys_in, but a split cannot work in place (a key may be written over "
         "another before that one is read); pass a second array");
   }
-  // HOLE: Three steps on `stream`, nothing allocated, nothing waited for:
-  // HOLE: 1. launch_flag_zero_bits() into scratch.flags();
-  // HOLE: 2. scratch.count_scan().exclusive() of the n flags in place, with scratch.zero_count()
-  // HOLE:    as its total (the sum of the flags is the number of keys whose bit is 0);
-  // HOLE: 3. launch_split_scatter() with those offsets and that count.
+  // HOLE: keys_out = the stable split of keys_in on bit `bit`, with the two launchers above and
+  // HOLE: scratch.count_scan() on the scratch's arrays. Everything on `stream`: nothing allocated,
+  // HOLE: nothing waited for.
   launch_flag_zero_bits(keys_in, n, bit, scratch.flags(), stream);
   scratch.count_scan().exclusive(scratch.flags(), scratch.flags(), n, scratch.zero_count(), stream);
   launch_split_scatter(keys_in, n, bit, scratch.flags(), scratch.zero_count(), keys_out, stream);
@@ -153,10 +152,9 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
   check_capacity(n, scratch.max_n(), "split_sort", "SplitScratch");
   check_pointer(keys_in, n, "split_sort", "keys_in");
   check_pointer(keys_out, n, "split_sort", "keys_out");
-  // HOLE: 32 splits, bit 0 first. Pass b reads the previous pass's output (pass 0 reads
-  // HOLE: keys_in) and writes scratch.keys_temp() when b is even, keys_out when b is odd, so
-  // HOLE: that pass 31 ends in keys_out. (In place works too: pass 0 reads keys_in = keys_out
-  // HOLE: and writes the temporary.)
+  // HOLE: keys_out = keys_in in ascending order, by 32 split_by_bit() calls, bit 0 first. No array but
+  // HOLE: the scratch's keys_temp() and keys_out; keys_in is never written unless it is keys_out
+  // HOLE: (keys_in == keys_out, in place, must work).
   const std::uint32_t* source = keys_in;
   for (int bit = 0; bit < kKeyBits; ++bit) {
     std::uint32_t* target = bit % 2 == 0 ? scratch.keys_temp() : keys_out;
@@ -184,7 +182,8 @@ constexpr int kMinBlocksPerSm = 3;
 
 // WALKTHROUGH: digit
 __host__ __device__ std::uint32_t digit_of(std::uint32_t key, int shift) {
-  // HOLE: The eight bits of key from bit `shift` up, as a number 0..255: shift right, mask.
+  // HOLE: Return the digit of key for the pass with this shift: its kRadixBits bits from bit `shift` up,
+  // HOLE: as a number 0 to kRadix - 1. It runs on the host and on the device.
   // STUB: return 0;
   return (key >> shift) & kDigitMask;
   // END HOLE
@@ -217,9 +216,9 @@ namespace {
 // WALKTHROUGH: load-tile
 [[maybe_unused]] __device__ void load_tile(const std::uint32_t* keys, std::size_t n,
                                            std::uint32_t (&items)[kItemsPerThread]) {
-  // HOLE: For item k the key is keys[tile_start() + item_in_tile(k)] (helpers above): load it
-  // HOLE: when item_in_tile(k) < keys_in_tile(n), else use kKeyPastEnd. #pragma unroll, so
-  // HOLE: that items[] stays in registers and all 16 loads are in flight at once.
+  // HOLE: items[k] = the key at position item_in_tile(k) of this block's tile (the helpers above), or
+  // HOLE: kKeyPastEnd where that position holds no real key. Nothing at or past n is read. items[] stays
+  // HOLE: in registers, and all kItemsPerThread loads of a thread are in flight together.
   const int valid = keys_in_tile(n);
   const std::uint32_t* tile = keys + tile_start();
   // Sixteen independent loads per thread, all issued before any is used; for
@@ -238,12 +237,9 @@ namespace {
 // WALKTHROUGH: count-digits
 __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts) {
-  // HOLE: 1. A __shared__ array of kWarpsPerBlock x kRadix counters (one set per warp, so
-  // HOLE:    that warps do not contend for the same counter), zeroed by the block; barrier.
-  // HOLE: 2. load_tile(); each item that is below n (item_in_tile(k) < keys_in_tile(n))
-  // HOLE:    adds 1 to its warp's counter of digit_of(item, shift) with a shared atomicAdd.
-  // HOLE: 3. Barrier. Thread d adds up the kWarpsPerBlock counters of digit d and writes the
-  // HOLE:    sum to digit_counts[d * tiles_for(n) + blockIdx.x] (digit-major).
+  // HOLE: digit_counts[d * tiles_for(n) + blockIdx.x] = the number of this tile's keys below n whose
+  // HOLE: digit at `shift` is d, for every d (digit-major). Count in shared memory with a set of
+  // HOLE: counters per warp, so that warps never wait for each other; every thread reaches every barrier.
   __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kRadix];
   for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][threadIdx.x] = 0;
   __syncthreads();
@@ -303,10 +299,8 @@ namespace {
 // of the warp must call it.
 // WALKTHROUGH: peers
 [[maybe_unused]] __device__ unsigned same_digit_lanes(std::uint32_t digit) {
-  // HOLE: Either __match_any_sync(kFullMask, digit), or one vote per bit of the digit: start
-  // HOLE: from kFullMask and, for each of the kRadixBits bits, keep the lanes that agree with
-  // HOLE: this lane on it: vote = __ballot_sync(kFullMask, bit set); keep vote if this lane's
-  // HOLE: bit is set, ~vote if not.
+  // HOLE: Return the mask of the lanes of this warp whose digit equals this lane's (bit l for lane l,
+  // HOLE: this lane's own bit included). All 32 lanes call it: every warp vote uses kFullMask.
   // STUB: return 0u;
   // Eight one-bit votes and eight ANDs, as CUB's radix sort does it
   // (cub::MatchAny). __match_any_sync(kFullMask, digit) gives the same mask
@@ -333,16 +327,11 @@ namespace {
 [[maybe_unused]] __device__ std::uint32_t rank_tile_by_digit(const std::uint32_t (&items)[kItemsPerThread],
                                                              int shift,
                                                              std::uint32_t (&positions)[kItemsPerThread]) {
-  // HOLE: 1. A __shared__ kWarpsPerBlock x kRadix array of counters, zeroed; barrier.
-  // HOLE: 2. Each warp walks its items k = 0, 1, ... (its keys in input order): digit d,
-  // HOLE:    peers = same_digit_lanes(d); rank = counter[warp][d] + the number of peers below
-  // HOLE:    this lane; keep rank and d for step 4 in positions[k], e.g. (rank << 8) | d.
-  // HOLE:    __syncwarp(); the lowest lane of the peers adds popcount(peers) to
-  // HOLE:    counter[warp][d]; __syncwarp() before the next item.
-  // HOLE: 3. Barrier. Thread t owns digit t: its total over the warps, the exclusive scan of the
-  // HOLE:    256 totals (block_exclusive_sum) = the digit's first position in the sorted tile;
-  // HOLE:    replace counter[w][t] by that plus the counts of digit t in warps before w.
-  // HOLE: 4. Barrier. positions[k] = counter[warp][d] + rank. Return digit t's start.
+  // HOLE: positions[k] = item k's position in this tile sorted stably by digit: after every key of a
+  // HOLE: smaller digit and after the tile's earlier keys (smaller item_in_tile) of the same digit.
+  // HOLE: Return the number of the tile's keys whose digit is below threadIdx.x. The result must not
+  // HOLE: depend on the order in which threads run. Use same_digit_lanes and block_exclusive_sum;
+  // HOLE: every thread reaches every barrier and every vote.
   // STUB: return 0u;
   __shared__ std::uint32_t warp_digit_offsets[kWarpsPerBlock][kRadix];
   for (int w = 0; w < kWarpsPerBlock; ++w) warp_digit_offsets[w][threadIdx.x] = 0;
@@ -403,15 +392,10 @@ namespace {
 __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
                      const std::uint32_t* digit_offsets, std::uint32_t* keys_out) {
-  // HOLE: 1. Thread t reads this tile's offset of digit t, digit_offsets[t * tiles_for(n) +
-  // HOLE:    blockIdx.x], first (the load overlaps the rest). load_tile(); rank_tile_by_digit()
-  // HOLE:    gives each item's position in the sorted tile and digit t's start in it.
-  // HOLE: 2. Write each item into a __shared__ array of kTileSize keys at its position (the
-  // HOLE:    tile sorted by digit), and base[t] = offset - start into a __shared__ array of
-  // HOLE:    kRadix; barrier.
-  // HOLE: 3. For j = k * kThreadsPerBlock + threadIdx.x below keys_in_tile(n): key = sorted[j],
-  // HOLE:    keys_out[base[digit of key] + j] = key. Neighbouring threads write neighbouring
-  // HOLE:    addresses of the same digit: the stores coalesce.
+  // HOLE: Write each of the tile's keys below n to keys_out at digit_offsets[d * tiles_for(n) +
+  // HOLE: blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
+  // HOLE: Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
+  // HOLE: threads store neighbouring addresses. Every thread reaches every barrier.
   __shared__ std::uint32_t sorted_keys[kTileSize];
   __shared__ std::uint32_t digit_base[kRadix];
   const std::uint32_t offset = digit_offsets[threadIdx.x * tiles_for(n) + blockIdx.x];
@@ -455,11 +439,10 @@ void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_
   check_capacity(n, scratch.max_n(), "sort_keys", "RadixSortScratch");
   check_pointer(keys_in, n, "sort_keys", "keys_in");
   check_pointer(keys_out, n, "sort_keys", "keys_out");
-  // HOLE: kPasses passes, shift = 8 * pass. Pass p reads the previous pass's output (pass 0:
-  // HOLE: keys_in) and writes scratch.keys_temp() when p is even, keys_out when p is odd.
-  // HOLE: Each pass: launch_count_digits() into scratch.digit_counts(); the exclusive scan of
-  // HOLE: the digit_counts_for(n) counts in place (scratch.count_scan(), no total needed);
-  // HOLE: launch_scatter_by_digit() with those offsets. Everything on `stream`.
+  // HOLE: keys_out = keys_in in ascending order: kPasses stable passes, lowest digit first, built from
+  // HOLE: launch_count_digits, scratch.count_scan() and launch_scatter_by_digit. No array but the
+  // HOLE: scratch's and keys_out; keys_in is never written unless it is keys_out (in place must work).
+  // HOLE: Everything on `stream`.
   const std::uint32_t* source = keys_in;
   for (int pass = 0; pass < kPasses; ++pass) {
     const int shift = pass * kRadixBits;
@@ -482,11 +465,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_pairs_by_digit(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n,
                            int shift, const std::uint32_t* digit_offsets, std::uint32_t* keys_out,
                            std::uint32_t* values_out) {
-  // HOLE: As scatter_by_digit, with the values along: load each item's value (same index as
-  // HOLE: its key; 0 past n) right after the keys, so that those loads are in flight while
-  // HOLE: the tile is ranked; write keys AND values into two __shared__ tiles at their
-  // HOLE: positions; then for each j below keys_in_tile(n) write key j and value j to the
-  // HOLE: same place, base[digit of key j] + j.
+  // HOLE: As scatter_by_digit, and values_out gets each key's value (values_in at the key's input
+  // HOLE: index) at the same position as the key. The value loads are in flight while the tile is
+  // HOLE: ranked, and the stores of both arrays stay coalesced.
   __shared__ std::uint32_t sorted_keys[kTileSize];
   __shared__ std::uint32_t sorted_values[kTileSize];
   __shared__ std::uint32_t digit_base[kRadix];
@@ -544,9 +525,9 @@ void sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, st
   check_pointer(values_in, n, "sort_pairs", "values_in");
   check_pointer(keys_out, n, "sort_pairs", "keys_out");
   check_pointer(values_out, n, "sort_pairs", "values_out");
-  // HOLE: The passes of sort_keys(), with launch_scatter_pairs_by_digit() as phase (c): keys
-  // HOLE: ping-pong between scratch.keys_temp() and keys_out, values between
-  // HOLE: scratch.values_temp() and values_out, in step.
+  // HOLE: The passes of sort_keys(), each value moving with its key (launch_scatter_pairs_by_digit):
+  // HOLE: keys_out ascending, values_out beside them, equal keys in input order. No array but the
+  // HOLE: scratch's (keys_temp(), values_temp()) and the outputs; in place must work.
   const std::uint32_t* key_source = keys_in;
   const std::uint32_t* value_source = values_in;
   for (int pass = 0; pass < kPasses; ++pass) {
@@ -569,33 +550,32 @@ void sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, st
 
 // WALKTHROUGH: encodings
 __host__ __device__ std::uint32_t encode_int(std::int32_t value) {
-  // HOLE: Two's complement puts the negative ints above the positive ones as unsigned
-  // HOLE: numbers; flipping the sign bit (XOR 0x80000000) moves them below.
+  // HOLE: Return the key of value: for any two ints, a < b exactly when encode_int(a) < encode_int(b)
+  // HOLE: as unsigned numbers, and every int gets a different key (decode_int undoes it).
   // STUB: return 0u;
   return static_cast<std::uint32_t>(value) ^ 0x80000000u;
   // END HOLE
 }
 
 __host__ __device__ std::int32_t decode_int(std::uint32_t key) {
-  // HOLE: Flip the sign bit back.
+  // HOLE: Return the int that encode_int maps to key: decode_int(encode_int(v)) == v for every v.
   // STUB: return 0;
   return static_cast<std::int32_t>(key ^ 0x80000000u);
   // END HOLE
 }
 
 __host__ __device__ std::uint32_t encode_float_bits(std::uint32_t bits) {
-  // HOLE: A float is sign, exponent, mantissa: for two non-negative floats the larger one
-  // HOLE: has the larger bits, for two negative ones the smaller bits. So: a negative float
-  // HOLE: (sign bit set) gets all its bits inverted (~bits: larger magnitudes now smaller);
-  // HOLE: a non-negative one gets the sign bit set (above every negative one).
+  // HOLE: Return the key of the float with these bits: unsigned order of the keys is IEEE 754
+  // HOLE: totalOrder of the floats (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), and every
+  // HOLE: bit pattern, NaNs included, gets a different key.
   // STUB: return 0u;
   return (bits & 0x80000000u) != 0u ? ~bits : bits | 0x80000000u;
   // END HOLE
 }
 
 __host__ __device__ std::uint32_t decode_float_bits(std::uint32_t key) {
-  // HOLE: The inverse: a key with the top bit set came from a non-negative float (clear that
-  // HOLE: bit); a key with the top bit clear from a negative one (invert every bit).
+  // HOLE: The inverse: decode_float_bits(encode_float_bits(b)) == b for every bit pattern b, NaN
+  // HOLE: payloads included.
   // STUB: return 0u;
   return (key & 0x80000000u) != 0u ? key & 0x7FFFFFFFu : ~key;
   // END HOLE
@@ -658,8 +638,9 @@ void sort_ints(const std::int32_t* in, std::int32_t* out, std::size_t n, RadixSo
   check_capacity(n, scratch.max_n(), "sort_ints", "RadixSortScratch");
   check_pointer(in, n, "sort_ints", "in");
   check_pointer(out, n, "sort_ints", "out");
-  // HOLE: keys = out seen as std::uint32_t* (reinterpret_cast). launch_encode_int_keys(in ->
-  // HOLE: keys); sort_keys(keys, keys, ...) in place; launch_decode_int_keys(keys -> out).
+  // HOLE: out = in in ascending int order, with the int maps (launch_encode_int_keys,
+  // HOLE: launch_decode_int_keys) and sort_keys(). No array but out and the scratch's; in is never
+  // HOLE: written unless it is out.
   std::uint32_t* keys = reinterpret_cast<std::uint32_t*>(out);
   launch_encode_int_keys(in, n, keys, stream);
   sort_keys(keys, keys, n, scratch, stream);
@@ -671,8 +652,9 @@ void sort_floats(const float* in, float* out, std::size_t n, RadixSortScratch& s
   check_capacity(n, scratch.max_n(), "sort_floats", "RadixSortScratch");
   check_pointer(in, n, "sort_floats", "in");
   check_pointer(out, n, "sort_floats", "out");
-  // HOLE: As sort_ints, with the float arrays seen as their bits (reinterpret_cast to
-  // HOLE: const std::uint32_t* and std::uint32_t*) and the float maps.
+  // HOLE: As sort_ints, for floats in the order of encode_float_bits, with the float maps
+  // HOLE: (launch_encode_float_keys, launch_decode_float_keys); the float arrays travel as their
+  // HOLE: bits (std::uint32_t).
   std::uint32_t* keys = reinterpret_cast<std::uint32_t*>(out);
   launch_encode_float_keys(reinterpret_cast<const std::uint32_t*>(in), n, keys, stream);
   sort_keys(keys, keys, n, scratch, stream);

@@ -91,8 +91,8 @@ int grid_blocks(std::size_t n) {
 
 // WALKTHROUGH: global-atomics
 __global__ void count_bytes_with_global_atomics(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: One thread per byte: with i = blockIdx.x * blockDim.x + threadIdx.x (as a std::size_t),
-  // HOLE: a thread with i < n adds 1 to bins[in[i]] with atomicAdd.
+  // HOLE: Every byte in[i], i < n, adds 1 to its bin with a global atomicAdd, from its own thread (one
+  // HOLE: thread per byte, std::size_t indices); threads past the end touch nothing.
   const std::size_t i = global_thread();
   // Every byte is an atomic in L2; bytes of one value queue up on one counter.
   if (i < n) atomicAdd(&bins[in[i]], 1u);
@@ -132,13 +132,9 @@ namespace {
 // WALKTHROUGH: block-share
 [[maybe_unused]] __device__ void add_share_to_block_histogram(const std::uint8_t* in, std::size_t n,
                                                               std::uint32_t* shared_bins) {
-  // HOLE: With split = split_for_vectors(in, n) and vectors = the uint4s that start at in + split.head
-  // HOLE: (reinterpret_cast<const uint4*>):
-  // HOLE: 1. a grid-stride loop, v from global_thread() in steps of grid_threads() while
-  // HOLE:    v < split.vectors: load vectors[v] (ONE 16-byte load) and count_word() its .x, .y, .z, .w;
-  // HOLE: 2. the edges, fewer than 16 bytes each, one byte per thread: a thread with index
-  // HOLE:    t = global_thread() < split.head counts in[t], and one with t < split.tail counts
-  // HOLE:    in[split.head + split.vectors * kVectorBytes + t] (with a shared atomicAdd of 1).
+  // HOLE: Add this thread's share of the n bytes to shared_bins with shared atomics, so that the grid
+  // HOLE: together counts every byte exactly once, for any alignment of `in` and any n. The bulk must be
+  // HOLE: read with 16-byte (uint4) loads: use split_for_vectors and the helpers above.
   const VectorSplit split = split_for_vectors(in, n);
   const uint4* vectors = reinterpret_cast<const uint4*>(in + split.head);
   const std::size_t first = global_thread();
@@ -163,9 +159,9 @@ namespace {
 
 // WALKTHROUGH: per-block
 __global__ void count_bytes_per_block(const std::uint8_t* in, std::size_t n, std::uint32_t* block_bins) {
-  // HOLE: 1. A __shared__ array of kBins counts; thread t sets count t to 0; __syncthreads().
-  // HOLE: 2. add_share_to_block_histogram(); __syncthreads() (every count must be final).
-  // HOLE: 3. Thread t writes count t to block_bins[blockIdx.x * kBins + t] (a plain store).
+  // HOLE: Block b counts its share (add_share_to_block_histogram) into a __shared__ histogram of kBins
+  // HOLE: counts that starts at 0, then writes its kBins final counts to row b of block_bins. Every
+  // HOLE: thread reaches every barrier.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -178,9 +174,8 @@ __global__ void count_bytes_per_block(const std::uint8_t* in, std::size_t n, std
 
 // WALKTHROUGH: sum-blocks
 __global__ void sum_block_histograms(const std::uint32_t* block_bins, int blocks, std::uint32_t* bins) {
-  // HOLE: Thread k (one block of kBins threads) adds block_bins[b * kBins + k] over b < blocks
-  // HOLE: and writes the sum to bins[k]. At every b the 32 lanes of a warp read 32 neighbouring
-  // HOLE: counts: one 128-byte line per warp.
+  // HOLE: One block of kBins threads, one per bin: bins[k] = the sum of bin k over the first `blocks`
+  // HOLE: rows of block_bins, every bin written (0 for blocks = 0). A warp's loads read whole lines.
   const int bin = static_cast<int>(threadIdx.x);
   std::uint32_t total = 0;
   // The loads are independent: unrolled, several are in flight at once.
@@ -193,8 +188,8 @@ __global__ void sum_block_histograms(const std::uint32_t* block_bins, int blocks
 
 // WALKTHROUGH: merged
 __global__ void count_bytes_merged(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: Steps 1 and 2 of count_bytes_per_block; then thread t adds count t to bins[t] with one
-  // HOLE: global atomicAdd, only when it is nonzero (an empty bin costs nothing).
+  // HOLE: The block's share counted as in count_bytes_per_block, then added to bins with global atomics:
+  // HOLE: at most one per bin per block, none for an empty bin. Every thread reaches every barrier.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -235,9 +230,8 @@ void histogram_two_phase(const std::uint8_t* in, std::size_t n, std::uint32_t* b
     throw std::invalid_argument(
         "histogram_two_phase: block_bins is nullptr; pass a device array of kMaxGridBlocks * kBins counts");
   }
-  // HOLE: Two launches on `stream`: launch_count_bytes_per_block() into block_bins, then
-  // HOLE: launch_sum_block_histograms() of the grid_blocks(n) histograms it wrote into bins.
-  // HOLE: For n = 0 the first launches nothing and the second, with 0 blocks, writes 256 zeros.
+  // HOLE: Leave the histogram of in[0, n) in bins, on `stream`: phase 1 into block_bins, then phase 2
+  // HOLE: over the histograms phase 1 wrote, with the launchers above. For n = 0 every bin must be 0.
   launch_count_bytes_per_block(in, n, block_bins, stream);
   launch_sum_block_histograms(block_bins, grid_blocks(n), bins, stream);
   // END HOLE
@@ -256,15 +250,9 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 
 // WALKTHROUGH: match-any
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: As count_bytes_merged, with a different grid-stride loop over the vectors: every lane of
-  // HOLE: a warp must reach each __match_any_sync, so the loop runs over the warp's first vector,
-  // HOLE: warp_first = global_thread() - lane, which is the same in all 32 lanes:
-  // HOLE:   for (base = warp_first; base < split.vectors; base += grid_threads()) {
-  // HOLE:     v = base + lane; valid = __ballot_sync(kFullMask, v < split.vectors);
-  // HOLE:     if (v < split.vectors) { load vectors[v]; for each of its 16 bytes:
-  // HOLE:       peers = __match_any_sync(valid, byte); the lane leader_of(peers) adds
-  // HOLE:       __popc(peers) to the shared count of that byte; } }
-  // HOLE: The head and tail bytes as in part 2, one plain shared atomicAdd each (no match).
+  // HOLE: The result of count_bytes_merged, but the lanes of a warp that hold equal bytes make one shared
+  // HOLE: atomic together (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call
+  // HOLE: must execute it, also a lane with no vector left; the head and tail bytes need no match.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -302,17 +290,16 @@ __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std
 
 // WALKTHROUGH: lane-slots
 __host__ __device__ int lane_copy_slot(int bin, int lane) {
-  // HOLE: The 32 copies of one bin side by side: bin * kLaneCopies + lane. Slot s lies in bank
-  // HOLE: s % 32 = lane, so the lanes of a warp never share a bank, whatever their bins.
+  // HOLE: Return where lane `lane`'s count of `bin` lives among the kLaneCopySlots counts: one slot per
+  // HOLE: (bin, lane), and the 32 lanes of a warp in 32 different banks, whatever bins they count.
   // STUB: return 0;
   return bin * kLaneCopies + lane;
   // END HOLE
 }
 
 __host__ __device__ int merge_lane(int bin, int step) {
-  // HOLE: (bin + step) % kLaneCopies: at each step the threads of a warp (32 consecutive bins)
-  // HOLE: read 32 different lanes' copies, so 32 different banks; reading copy `step` in every
-  // HOLE: thread would put the whole warp in one bank.
+  // HOLE: Return which lane's copy the thread merging `bin` reads at step `step`: over the 32 steps each
+  // HOLE: copy of the bin once; at every step a warp's threads (32 consecutive bins) in 32 banks.
   // STUB: return 0;
   return (bin + step) % kLaneCopies;
   // END HOLE
@@ -333,17 +320,10 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 // WALKTHROUGH: lane-copies
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: 1. __shared__ std::uint32_t copies[kLaneCopySlots]: every thread zeroes the slots
-  // HOLE:    threadIdx.x, threadIdx.x + kThreadsPerBlock, ... (neighbouring threads, neighbouring
-  // HOLE:    banks); __syncthreads().
-  // HOLE: 2. Block b takes the chunks of kThreadsPerBlock * kVectorsPerThread vectors b, b + gridDim.x,
-  // HOLE:    ...; in a chunk, thread t first LOADS its vectors chunk_start + k * kThreadsPerBlock + t
-  // HOLE:    for k < kVectorsPerThread (those < split.vectors) into a uint4 array, then counts each
-  // HOLE:    of their 16 bytes with one shared atomicAdd of 1 at lane_copy_slot(byte, lane).
-  // HOLE: 3. The head and tail bytes as in part 2, each with one atomicAdd of 1 to this lane's copy
-  // HOLE:    of its bin; __syncthreads().
-  // HOLE: 4. Thread k sums the 32 copies of bin k, copy merge_lane(k, step) at step 0 .. 31, and adds
-  // HOLE:    a nonzero sum to bins[k] with one global atomicAdd.
+  // HOLE: The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
+  // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
+  // HOLE: kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
+  // HOLE: read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
   __shared__ std::uint32_t copies[kLaneCopySlots];
   for (int slot = static_cast<int>(threadIdx.x); slot < kLaneCopySlots; slot += kThreadsPerBlock)
     copies[slot] = 0;
@@ -424,19 +404,18 @@ void histogram_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t*
 
 // WALKTHROUGH: rgb
 __host__ __device__ int rgb_bin(std::uint32_t pixel, int channel) {
-  // HOLE: The channel's byte is (pixel >> (8 * channel)) & 0xFF (red is the low byte: the first in
-  // HOLE: memory); its bin is channel * kBins + that byte.
+  // HOLE: Return the bin of channel `channel` (0 red, 1 green, 2 blue) of `pixel` among the kRgbBins
+  // HOLE: bins: the channel's own kBins bins, at the channel's byte (red is the byte first in memory).
   // STUB: return 0;
   return channel * kBins + static_cast<int>((pixel >> (8 * channel)) & 0xFFu);
   // END HOLE
 }
 
 __global__ void count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins) {
-  // HOLE: 1. A __shared__ array of kRgbBins counts, zeroed by the block (3 counts per thread);
-  // HOLE:    __syncthreads().
-  // HOLE: 2. A grid-stride loop over the pixels: one 4-byte load per pixel, then a shared atomicAdd
-  // HOLE:    of 1 at rgb_bin(pixel, c) for c = 0, 1, 2. Alpha (the high byte) is never counted.
-  // HOLE: 3. __syncthreads(); each nonzero count k goes to bins[k] with one global atomicAdd.
+  // HOLE: Each block counts its share of the pixels (every pixel once, one 4-byte load each) into a
+  // HOLE: __shared__ histogram of kRgbBins counts that starts at 0, at rgb_bin() for red, green and blue,
+  // HOLE: never alpha; then adds each nonzero count to bins with one global atomicAdd. Every thread
+  // HOLE: reaches every barrier.
   __shared__ std::uint32_t shared_bins[kRgbBins];
   for (int k = static_cast<int>(threadIdx.x); k < kRgbBins; k += kThreadsPerBlock) shared_bins[k] = 0;
   __syncthreads();
@@ -476,14 +455,10 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 
 // WALKTHROUGH: wide
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: 65536 counts (256 KiB) do not fit in shared memory: count in global memory, aggregated
-  // HOLE: in the warp. With lane, warp_first = global_thread() - lane and step = grid_threads(),
-  // HOLE: the rounds start at base = warp_first, warp_first + step * kWideItemsPerThread, ...
-  // HOLE: while base < n. In a round, item k of a lane is element i = base + k * step + lane:
-  // HOLE: 1. load every item first (values[k] = in[i] when i < n);
-  // HOLE: 2. then for each k: valid = __ballot_sync(kFullMask, i < n); a lane with i < n takes
-  // HOLE:    peers = __match_any_sync(valid, values[k]), and its leader_of(peers) adds __popc(peers)
-  // HOLE:    to bins[values[k]] with one global atomicAdd.
+  // HOLE: Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
+  // HOLE: global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
+  // HOLE: atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight; every
+  // HOLE: lane named in the mask of a *_sync call must execute it.
   const int lane = lane_index();
   const std::size_t step = grid_threads();
   const std::size_t round = step * kWideItemsPerThread;

@@ -44,9 +44,8 @@ void check_pointer(const void* pointer, std::size_t n, const char* caller, const
 
 // WALKTHROUGH: morton
 __host__ __device__ std::uint32_t expand_bits(std::uint32_t v) {
-  // HOLE: Keep the low 10 bits, then move them apart in four steps, each a shift, an OR
-  // HOLE: and a mask that keeps every bit in its new place (bits 8-9 up 16, then groups of
-  // HOLE: 4, 2 and 1 bits), so that bit k ends at bit 3k. Check one value by hand: 0b11 -> 0b1001.
+  // HOLE: Return the low 10 bits of v spread out so that bit k lands at bit 3k, two zero bits after
+  // HOLE: each (0b11 -> 0b1001); the bits of v above the tenth are ignored. No loop over the bits.
   // STUB: return 0;
   v &= 0x3FFu;
   v = (v | (v << 16)) & 0x030000FFu;  // bits 8-9 to 24-25; 0-7 stay
@@ -58,10 +57,9 @@ __host__ __device__ std::uint32_t expand_bits(std::uint32_t v) {
 }
 
 __host__ __device__ std::uint32_t cell_of(float x, float lo, float hi) {
-  // HOLE: 0 when !(hi > lo) (an axis without extent). Else t = (x - lo) / (hi - lo) * 1024,
-  // HOLE: in that order (the tests compute it the same way, bit for bit); 0 when !(t > 0)
-  // HOLE: (also catches NaN), 1023 when t >= 1023, else t truncated to an integer. Clamp
-  // HOLE: before converting: a float too large for uint32 is undefined behaviour.
+  // HOLE: Return the cell, 0 .. kCellsPerAxis - 1, of x on the axis from lo to hi, by the formula of
+  // HOLE: lbvh.cuh in exactly its order of operations (the tests compare bit for bit). An axis without
+  // HOLE: extent, or a NaN, gives cell 0; never convert a float outside the uint32 range (undefined).
   // STUB: return 0;
   if (!(hi > lo)) return 0;
   const float t = (x - lo) / (hi - lo) * static_cast<float>(kCellsPerAxis);
@@ -72,8 +70,8 @@ __host__ __device__ std::uint32_t cell_of(float x, float lo, float hi) {
 }
 
 __host__ __device__ std::uint32_t morton_code(const Aabb& box, const Aabb& scene) {
-  // HOLE: The centroid() of the box; its cell_of() on each axis within the scene's extent;
-  // HOLE: the three cells expanded and interleaved, x's bits highest (shifted by 2), y's by 1.
+  // HOLE: Return the 30-bit Morton code of the box's centroid() within `scene`: its cell_of() on each
+  // HOLE: axis, spread by expand_bits() and interleaved, x's bits highest in each triple, z's lowest.
   // STUB: return 0;
   const float3 c = centroid(box);
   const std::uint32_t x = expand_bits(cell_of(c.x, scene.lo.x, scene.hi.x));
@@ -109,11 +107,9 @@ namespace {
 
 // WALKTHROUGH: scene-box
 __global__ void reduce_boxes(const Aabb* boxes, std::uint32_t n, Aabb* out) {
-  // HOLE: Lab 04's reduction with merge() for + and empty_box() for 0:
-  // HOLE: 1. grid-stride over the n boxes, each thread merging its boxes into one;
-  // HOLE: 2. the warp's union by __shfl_down_sync (all six floats), lane 0 writes it to a
-  // HOLE:    __shared__ array of kThreadsPerBlock / 32 boxes; barrier;
-  // HOLE: 3. warp 0 merges those boxes the same way; thread 0 writes out[blockIdx.x].
+  // HOLE: One thread writes out[blockIdx.x] = the union (merge()) of this block's share of boxes[0, n);
+  // HOLE: for any grid size the shares cover every box once. Use warp_union() and a __shared__ array of
+  // HOLE: kWarpsPerBlock boxes; a lane with no box holds empty_box(); all threads reach the barrier.
   Aabb box = empty_box();
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = global_thread(); i < n; i += stride) box = merge(box, boxes[i]);
@@ -133,9 +129,9 @@ __global__ void reduce_boxes(const Aabb* boxes, std::uint32_t n, Aabb* out) {
 
 void compute_scene_box(const Aabb* boxes, std::uint32_t n, Aabb* partials, Aabb* scene, cudaStream_t stream) {
   if (n == 0) return;
-  // HOLE: Two launches of reduce_boxes with kThreadsPerBlock threads: the first over the n
-  // HOLE: boxes with min(blocks for n threads, kMaxReduceBlocks) blocks into `partials`, the
-  // HOLE: second with one block over those partials into `scene`. Check each launch.
+  // HOLE: Leave the union of boxes[0, n) in *scene, on `stream`, with reduce_boxes in blocks of
+  // HOLE: kThreadsPerBlock threads: a first pass of at most kMaxReduceBlocks blocks into `partials` (it
+  // HOLE: holds that many), then a pass over those into `scene`. CUDA_CHECK_LAUNCH after every launch.
   const unsigned blocks = blocks_for(n) < kMaxReduceBlocks ? blocks_for(n) : kMaxReduceBlocks;
   reduce_boxes<<<blocks, kThreadsPerBlock, 0, stream>>>(boxes, n, partials);
   CUDA_CHECK_LAUNCH("reduce_boxes (objects)");
@@ -148,7 +144,8 @@ void compute_scene_box(const Aabb* boxes, std::uint32_t n, Aabb* partials, Aabb*
 // WALKTHROUGH: codes-kernel
 __global__ void compute_morton_codes(const Aabb* boxes, std::uint32_t n, const Aabb* scene,
                                      std::uint32_t* codes, std::uint32_t* indices) {
-  // HOLE: One thread per object i < n: codes[i] = morton_code(boxes[i], *scene), indices[i] = i.
+  // HOLE: For every object i < n: codes[i] = the morton_code() of boxes[i] within *scene, and
+  // HOLE: indices[i] = i (the value the sort carries). No thread writes past n.
   const std::size_t i = global_thread();
   if (i >= n) return;
   codes[i] = morton_code(boxes[i], *scene);
@@ -178,14 +175,10 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
   check_pointer(boxes, n, "Lbvh::build", "boxes", "n");
   n_ = n;
   if (n == 0) return;
-  // HOLE: The five phases on `stream`, in order, on this object's arrays:
-  // HOLE: 1. compute_scene_box() into partials() and scene();
-  // HOLE: 2. launch_compute_morton_codes() into codes() and indices();
-  // HOLE: 3. sort_pairs_by_code(): codes() and indices() into sorted_codes() and objects(),
-  // HOLE:    with sort_temp() and sort_temp_size();
-  // HOLE: 4. launch_build_internal_nodes() from sorted_codes();
-  // HOLE: 5. launch_compute_node_boxes() from `boxes` and objects() into boxes().
-  // HOLE: The kernels take n as std::uint32_t: n <= kMaxObjects fits.
+  // HOLE: Build the tree over boxes[0, n) on `stream`: afterwards objects(), left(), right(), last(),
+  // HOLE: parent() and boxes() hold it. Use this file's launch functions and sort_pairs_by_code() (with
+  // HOLE: sort_temp()), all on this object's arrays: nothing allocated, nothing waited for. The kernels
+  // HOLE: take n as std::uint32_t (n <= kMaxObjects fits).
   const auto count = static_cast<std::uint32_t>(n);
   compute_scene_box(boxes, count, partials(), scene(), stream);
   launch_compute_morton_codes(boxes, count, scene(), codes(), indices(), stream);
@@ -203,9 +196,9 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
 
 // WALKTHROUGH: delta
 __host__ __device__ int common_prefix(const std::uint32_t* codes, int n, int i, int j) {
-  // HOLE: -1 when j < 0 or j >= n. Else, with a = codes[i] and b = codes[j]: the leading
-  // HOLE: zeros of a ^ b when a != b (count_leading_zeros()); when a == b the key goes on with
-  // HOLE: the position itself: 32 + the leading zeros of i ^ j.
+  // HOLE: Return δ(i, j) as lbvh.cuh defines it: the leading bits that keys i and j share, the key of a
+  // HOLE: position being its code followed by the position itself (so equal codes still differ); -1
+  // HOLE: when j is outside 0 .. n - 1. Use count_leading_zeros() (host and device).
   // STUB: return -1;
   if (j < 0 || j >= n) return -1;
   const std::uint32_t a = codes[i];
@@ -230,14 +223,9 @@ namespace {
 
 // WALKTHROUGH: range
 __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n, int i) {
-  // HOLE: 1. d = +1 when δ(i, i + 1) > δ(i, i - 1), else -1: the range grows towards the
-  // HOLE:    neighbour that shares more bits with key i.
-  // HOLE: 2. delta_min = δ(i, i - d): every key of the range shares more than that with key i.
-  // HOLE: 3. An upper bound: l_max = 2, doubled while δ(i, i + l_max * d) > delta_min.
-  // HOLE: 4. The exact length by binary search: l = 0; for t = l_max / 2, l_max / 4, ..., 1:
-  // HOLE:    when δ(i, i + (l + t) * d) > delta_min, l += t. The other end is j = i + l * d.
-  // HOLE: Compute i + l * d in 64 bits (long long): doubling can pass 2^31 for large n.
-  // HOLE: Return {min(i, j), max(i, j)}.
+  // HOLE: Return the range {first, last} of sorted leaves below internal node i, as lbvh.cuh defines
+  // HOLE: it; i is one end. Find the other end with O(log n) evaluations of δ, not a scan. Positions
+  // HOLE: tried on the way can pass 2^31 for large n: no int overflow (common_prefix_at() helps).
   // STUB: return {i, i};
   const int d = common_prefix(codes, n, i, i + 1) > common_prefix(codes, n, i, i - 1) ? 1 : -1;
   const int delta_min = common_prefix(codes, n, i, i - d);
@@ -255,10 +243,8 @@ __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n,
 
 // WALKTHROUGH: split
 __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange range) {
-  // HOLE: delta_node = δ(first, last). Binary search for the largest s in first .. last - 1
-  // HOLE: with δ(first, s) > delta_node: s = first, step = last - first; repeat
-  // HOLE: { step = (step + 1) / 2; when s + step < last and δ(first, s + step) > delta_node,
-  // HOLE: s += step } while step > 1.
+  // HOLE: Return the split of `range` as lbvh.cuh defines it: the largest s, first <= s < last, whose
+  // HOLE: key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
   // STUB: return range.first;
   const int delta_node = common_prefix(codes, n, range.first, range.last);
   int split = range.first;
@@ -277,11 +263,10 @@ __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange 
 // WALKTHROUGH: internal-nodes
 __global__ void build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, std::uint32_t* left,
                                      std::uint32_t* right, std::uint32_t* last, std::uint32_t* parent) {
-  // HOLE: One thread per internal node i < n - 1: range = determine_range(), s = find_split().
-  // HOLE: The left child is leaf s (node n - 1 + s) when s == range.first, else internal node s;
-  // HOLE: the right child is leaf s + 1 when s + 1 == range.last, else internal node s + 1.
-  // HOLE: Write left[i], right[i], last[i] = range.last, and parent[child] = i for both
-  // HOLE: children; thread 0 also writes parent[0] = kNoParent (the root has none).
+  // HOLE: For every internal node i < n - 1, one thread each, from its determine_range() and
+  // HOLE: find_split(): left[i] and right[i] (node numbers as lbvh.cuh gives them: a child of one
+  // HOLE: position is a leaf), last[i] = the range's last leaf, and parent[] = i for both children;
+  // HOLE: parent[0] = kNoParent.
   const std::size_t thread = global_thread();
   if (thread + 1 >= n) return;
   const int i = static_cast<int>(thread);
@@ -334,15 +319,11 @@ __global__ void compute_node_boxes(const Aabb* object_boxes, const std::uint32_t
                                    const std::uint32_t* left, const std::uint32_t* right,
                                    const std::uint32_t* parent, std::uint32_t n, std::uint32_t* arrivals,
                                    Aabb* node_boxes) {
-  // HOLE: One thread per leaf i < n, node = n - 1 + i: box = object_boxes[objects[i]], written
-  // HOLE: to node_boxes[node]. Then climb while parent[node] != kNoParent:
-  // HOLE: 1. __threadfence(): this thread's box write is visible to every other thread before
-  // HOLE:    the counter below says so;
-  // HOLE: 2. atomicAdd(&arrivals[p], 1) returns 0 for the first thread at p: its sibling's
-  // HOLE:    box may not exist yet, so it stops (return);
-  // HOLE: 3. the second thread: __threadfence() again, the sibling (the child of p that is not
-  // HOLE:    `node`) box read from L2 (load_box_from_l2(): L1 may hold a stale copy), box =
-  // HOLE:    merge(box, sibling's), written to node_boxes[p]; node = p, and on up.
+  // HOLE: Fill node_boxes[] bottom-up, one thread per leaf: leaf node n - 1 + i gets the box of object
+  // HOLE: objects[i], each internal node the merge() of its children's boxes, written by the second of
+  // HOLE: the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
+  // HOLE: A box another thread wrote must be visible before it is read: __threadfence(), and
+  // HOLE: load_box_from_l2() for the read.
   const std::size_t thread = global_thread();
   if (thread >= n) return;
   const auto i = static_cast<std::uint32_t>(thread);
@@ -370,9 +351,9 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                const std::uint32_t* parent, std::uint32_t n, std::uint32_t* arrivals,
                                Aabb* node_boxes, cudaStream_t stream) {
   if (n == 0) return;
-  // HOLE: Zero the n - 1 arrival counters with cudaMemsetAsync on `stream` (every build: the
-  // HOLE: previous build left them at 2; none for n = 1), then launch compute_node_boxes with
-  // HOLE: one thread per leaf. Check both.
+  // HOLE: Launch compute_node_boxes on `stream`, one thread per leaf, with its n - 1 arrival counters
+  // HOLE: at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
+  // HOLE: CUDA_CHECK_LAUNCH the launch.
   if (n > 1) CUDA_CHECK(cudaMemsetAsync(arrivals, 0, (n - 1) * sizeof(std::uint32_t), stream));
   compute_node_boxes<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(object_boxes, objects, left, right,
                                                                      parent, n, arrivals, node_boxes);
@@ -403,17 +384,10 @@ namespace {
 // WALKTHROUGH: query
 __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned long long capacity,
                                         unsigned long long* pair_count, std::uint32_t* status) {
-  // HOLE: One thread per sorted leaf i < n (n >= 2 here); query = the leaf's box
-  // HOLE: tree.boxes[n - 1 + i], self = tree.objects[i]; a stack of kStackSize node indices;
-  // HOLE: node = 0, the root. Loop:
-  // HOLE: 1. for each child c of node (tree.left, tree.right): skip it when its rightmost leaf
-  // HOLE:    (c - (n - 1) for a leaf, tree.last[c] otherwise) is <= i (those pairs belong to an
-  // HOLE:    earlier leaf's query) or its box does not overlap the query; a leaf that remains
-  // HOLE:    is a pair: slot = atomicAdd(pair_count, 1ull), write {min, max} of self and
-  // HOLE:    tree.objects[c - (n - 1)] when slot < capacity; an internal node is to visit;
-  // HOLE: 2. both to visit: push the right one and go to the left one; on a full stack
-  // HOLE:    atomicOr(status, kStackOverflowed) and return (never lose pairs silently);
-  // HOLE:    one to visit: go there; none: pop the next node, or stop when the stack is empty.
+  // HOLE: For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
+  // HOLE: overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
+  // HOLE: after i are not visited (last_leaf_of()). A stack of kStackSize nodes per thread: when it is
+  // HOLE: full, set kStackOverflowed in *status atomically and stop (pairs are never lost silently).
   const std::size_t thread = global_thread();
   if (thread >= tree.n) return;
   const auto i = static_cast<std::uint32_t>(thread);
