@@ -52,8 +52,10 @@ def skeleton_of(path: pathlib.Path) -> str:
                 hole_count += 1
                 in_hole, collecting_hint, hole_start = True, True, number
                 out.append(f"{indent}// TODO({hole_count}): {text}".rstrip())
+                # Continuation lines line up with the text after "TODO(k): ".
+                continuation = " " * len(f"TODO({hole_count}): ")
             else:
-                out.append(f"{indent}//          {text}".rstrip())
+                out.append(f"{indent}// {continuation}{text}".rstrip())
         elif kind == "STUB":
             if not in_hole:
                 raise MarkerError(f"{where}: STUB outside a hole")

@@ -196,37 +196,37 @@ void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigne
 
 __host__ __device__ unsigned lanes_below(int lane) {
   // TODO(10): Return the mask of the lanes below lane: bit k set exactly when k < lane (0 for lane 0).
-  //          lane is 0 to 31, and no shift may be undefined.
+  //           lane is 0 to 31, and no shift may be undefined.
   return 0;
 }
 
 __host__ __device__ int rank_in_mask(unsigned mask, int lane) {
   // TODO(11): Return how many lanes of mask are below lane (its own bit does not count). Use the header's
-  //          host-and-device helpers: the host tests call it.
+  //           host-and-device helpers: the host tests call it.
   return 0;
 }
 
 __host__ __device__ int leader_of(unsigned mask) {
   // TODO(12): Return the lowest lane set in mask (0 to 31; mask is not empty), with the header's
-  //          find_first_set: read how it numbers the bits.
+  //           find_first_set: read how it numbers the bits.
   return 0;
 }
 
 __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count) {
   // TODO(13): Append every odd values[i], i < n, to out, one atomic per kept value: each gets a position
-  //          of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
+  //           of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
 }
 
 __global__ void filter_odd_warp_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
   // TODO(14): The same filter with ONE global atomic per warp that keeps anything: the warp reserves its
-  //          range of out at once; each kept lane writes at its place in it (use leader_of, rank_in_mask).
-  //          Every lane a *_sync mask names (kFullMask) must execute that call, also lanes with i >= n.
+  //           range of out at once; each kept lane writes at its place in it (use leader_of, rank_in_mask).
+  //           Every lane a *_sync mask names (kFullMask) must execute that call, also lanes with i >= n.
 }
 
 __global__ void filter_odd_block_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {
   // TODO(15): The same filter with ONE global atomic per block that keeps anything: kept threads take their
-  //          place inside the block from a shared-memory atomic, and the block reserves its range of out.
-  //          Every thread of the block reaches every __syncthreads(): no early return.
+  //           place inside the block from a shared-memory atomic, and the block reserves its range of out.
+  //           Every thread of the block reaches every __syncthreads(): no early return.
 }
 
 void launch_filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count,
@@ -259,8 +259,8 @@ namespace {
 // and swaps the float's 32 bits. Returns the value before this thread's update.
 __device__ float atomic_max_float(float* address, float value) {
   // TODO(16): Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
-  //          a NaN value changes nothing and no other thread's update is lost. Return the last value
-  //          seen at address (the value before this thread's update).
+  //           a NaN value changes nothing and no other thread's update is lost. Return the last value
+  //           seen at address (the value before this thread's update).
   return *address;
 }
 
@@ -268,8 +268,8 @@ __device__ float atomic_max_float(float* address, float value) {
 // compute capability 6.0. Returns the value before this thread's add.
 __device__ double atomic_add_double_cas(double* address, double value) {
   // TODO(17): Atomically add value to *address by atomicCAS on its 64 bits, losing no add under contention;
-  //          return the value just before this thread's add. The loop must end once its CAS succeeded,
-  //          whatever the doubles hold (NaN, -0.0).
+  //           return the value just before this thread's add. The loop must end once its CAS succeeded,
+  //           whatever the doubles hold (NaN, -0.0).
   return *address;
 }
 
@@ -330,8 +330,8 @@ void launch_take_tickets_cas(double* counter, std::size_t n, double* tickets, cu
 
 __global__ void count_by_key_match_any(const int* keys, std::size_t n, unsigned* counts) {
   // TODO(18): Increase counts[k] by the number of keys equal to k in keys[0, n), with ONE atomic per
-  //          group of equal keys in a warp (__match_any_sync finds the groups). Lanes with i >= n take
-  //          no part in the match; every lane a *_sync mask names must execute that call.
+  //           group of equal keys in a warp (__match_any_sync finds the groups). Lanes with i >= n take
+  //           no part in the match; every lane a *_sync mask names must execute that call.
 }
 
 void launch_count_by_key_match_any(const int* keys, std::size_t n, unsigned* counts, cudaStream_t stream) {

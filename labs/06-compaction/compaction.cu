@@ -184,7 +184,7 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
                    cudaStream_t stream) {
   check_capacity(n, scratch, "compact_pairs");
   // TODO(10): compact() for pairs: the keys decide, *kept_count ends as the number of kept pairs, all on
-  //          `stream` without waiting; the last phase is launch_scatter_kept_pairs().
+  //           `stream` without waiting; the last phase is launch_scatter_kept_pairs().
 }
 
 // ---------------------------------------------------------------------------
@@ -193,8 +193,8 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
 __global__ void scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,
                                        std::uint32_t* out_count) {
   // TODO(11): Append every kept element of this block's tile to out, at a place of its own reserved from
-  //          *out_count (any order, no gaps), with ONE atomicAdd per warp that keeps anything. Use
-  //          load_tile(). Warps work alone (no __syncthreads()); all 32 lanes reach every *_sync call.
+  //           *out_count (any order, no gaps), with ONE atomicAdd per warp that keeps anything. Use
+  //           load_tile(). Warps work alone (no __syncthreads()); all 32 lanes reach every *_sync call.
 }
 
 void launch_scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,

@@ -282,9 +282,9 @@ void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* 
   const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
   const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
   // TODO(10): Leave the scan of in[0, n) in out, on `stream`, with reduce_ranges<T>, scan_block_sums<T> and
-  //          scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
-  //          kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
-  //          after every launch.
+  //           scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
+  //           kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
+  //           after every launch.
 }
 
 }  // namespace
@@ -324,8 +324,8 @@ __device__ int warp_sum(int value) {
 // nearest). Tiles before tile 0 count as a published prefix of 0.
 __device__ int look_back(const unsigned long long* tile_status, long long tile) {
   // TODO(11): Return, in every lane, the sum of all tiles before `tile` (its exclusive prefix), read from
-  //          their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
-  //          at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
+  //           their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
+  //           at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
   return 0;
 }
 
@@ -390,9 +390,9 @@ __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass(const int* in, int* out, std::size_t n, ScanKind kind, bool aligned,
                      unsigned long long* tile_status, unsigned* tile_counter) {
   // TODO(12): Scan one tile of kSinglePassTileSize elements (`kind`, the group layout above) by decoupled
-  //          look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
-  //          inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
-  //          below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
+  //           look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
+  //           inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
+  //           below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
 }
 
 namespace {

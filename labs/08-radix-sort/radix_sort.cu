@@ -256,9 +256,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
                      const std::uint32_t* digit_offsets, std::uint32_t* keys_out) {
   // TODO(10): Write each of the tile's keys below n to keys_out at digit_offsets[d * tiles_for(n) +
-  //          blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
-  //          Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
-  //          threads store neighbouring addresses. Every thread reaches every barrier.
+  //           blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
+  //           Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
+  //           threads store neighbouring addresses. Every thread reaches every barrier.
 }
 
 void launch_scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
@@ -276,9 +276,9 @@ void sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_
   check_pointer(keys_in, n, "sort_keys", "keys_in");
   check_pointer(keys_out, n, "sort_keys", "keys_out");
   // TODO(11): keys_out = keys_in in ascending order: kPasses stable passes, lowest digit first, built from
-  //          launch_count_digits, scratch.count_scan() and launch_scatter_by_digit. No array but the
-  //          scratch's and keys_out; keys_in is never written unless it is keys_out (in place must work).
-  //          Everything on `stream`.
+  //           launch_count_digits, scratch.count_scan() and launch_scatter_by_digit. No array but the
+  //           scratch's and keys_out; keys_in is never written unless it is keys_out (in place must work).
+  //           Everything on `stream`.
 }
 
 // ---------------------------------------------------------------------------
@@ -289,8 +289,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
                            int shift, const std::uint32_t* digit_offsets, std::uint32_t* keys_out,
                            std::uint32_t* values_out) {
   // TODO(12): As scatter_by_digit, and values_out gets each key's value (values_in at the key's input
-  //          index) at the same position as the key. The value loads are in flight while the tile is
-  //          ranked, and the stores of both arrays stay coalesced.
+  //           index) at the same position as the key. The value loads are in flight while the tile is
+  //           ranked, and the stores of both arrays stay coalesced.
 }
 
 void launch_scatter_pairs_by_digit(const std::uint32_t* keys_in, const std::uint32_t* values_in,
@@ -314,8 +314,8 @@ void sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, st
   check_pointer(keys_out, n, "sort_pairs", "keys_out");
   check_pointer(values_out, n, "sort_pairs", "values_out");
   // TODO(13): The passes of sort_keys(), each value moving with its key (launch_scatter_pairs_by_digit):
-  //          keys_out ascending, values_out beside them, equal keys in input order. No array but the
-  //          scratch's (keys_temp(), values_temp()) and the outputs; in place must work.
+  //           keys_out ascending, values_out beside them, equal keys in input order. No array but the
+  //           scratch's (keys_temp(), values_temp()) and the outputs; in place must work.
 }
 
 // ---------------------------------------------------------------------------
@@ -323,7 +323,7 @@ void sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in, st
 
 __host__ __device__ std::uint32_t encode_int(std::int32_t value) {
   // TODO(14): Return the key of value: for any two ints, a < b exactly when encode_int(a) < encode_int(b)
-  //          as unsigned numbers, and every int gets a different key (decode_int undoes it).
+  //           as unsigned numbers, and every int gets a different key (decode_int undoes it).
   return 0u;
 }
 
@@ -334,14 +334,14 @@ __host__ __device__ std::int32_t decode_int(std::uint32_t key) {
 
 __host__ __device__ std::uint32_t encode_float_bits(std::uint32_t bits) {
   // TODO(16): Return the key of the float with these bits: unsigned order of the keys is IEEE 754
-  //          totalOrder of the floats (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), and every
-  //          bit pattern, NaNs included, gets a different key.
+  //           totalOrder of the floats (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN), and every
+  //           bit pattern, NaNs included, gets a different key.
   return 0u;
 }
 
 __host__ __device__ std::uint32_t decode_float_bits(std::uint32_t key) {
   // TODO(17): The inverse: decode_float_bits(encode_float_bits(b)) == b for every bit pattern b, NaN
-  //          payloads included.
+  //           payloads included.
   return 0u;
 }
 
@@ -401,8 +401,8 @@ void sort_ints(const std::int32_t* in, std::int32_t* out, std::size_t n, RadixSo
   check_pointer(in, n, "sort_ints", "in");
   check_pointer(out, n, "sort_ints", "out");
   // TODO(18): out = in in ascending int order, with the int maps (launch_encode_int_keys,
-  //          launch_decode_int_keys) and sort_keys(). No array but out and the scratch's; in is never
-  //          written unless it is out.
+  //           launch_decode_int_keys) and sort_keys(). No array but out and the scratch's; in is never
+  //           written unless it is out.
 }
 
 void sort_floats(const float* in, float* out, std::size_t n, RadixSortScratch& scratch, cudaStream_t stream) {
@@ -410,8 +410,8 @@ void sort_floats(const float* in, float* out, std::size_t n, RadixSortScratch& s
   check_pointer(in, n, "sort_floats", "in");
   check_pointer(out, n, "sort_floats", "out");
   // TODO(19): As sort_ints, for floats in the order of encode_float_bits, with the float maps
-  //          (launch_encode_float_keys, launch_decode_float_keys); the float arrays travel as their
-  //          bits (std::uint32_t).
+  //           (launch_encode_float_keys, launch_decode_float_keys); the float arrays travel as their
+  //           bits (std::uint32_t).
 }
 
 }  // namespace radix_sort

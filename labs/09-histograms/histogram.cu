@@ -219,9 +219,9 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(10): The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
-  //          shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
-  //          kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
-  //          read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  //           shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
+  //           kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
+  //           read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
 }
 
 void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,
@@ -255,15 +255,15 @@ void histogram_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t*
 
 __host__ __device__ int rgb_bin(std::uint32_t pixel, int channel) {
   // TODO(11): Return the bin of channel `channel` (0 red, 1 green, 2 blue) of `pixel` among the kRgbBins
-  //          bins: the channel's own kBins bins, at the channel's byte (red is the byte first in memory).
+  //           bins: the channel's own kBins bins, at the channel's byte (red is the byte first in memory).
   return 0;
 }
 
 __global__ void count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins) {
   // TODO(12): Each block counts its share of the pixels (every pixel once, one 4-byte load each) into a
-  //          __shared__ histogram of kRgbBins counts that starts at 0, at rgb_bin() for red, green and blue,
-  //          never alpha; then adds each nonzero count to bins with one global atomicAdd. Every thread
-  //          reaches every barrier.
+  //           __shared__ histogram of kRgbBins counts that starts at 0, at rgb_bin() for red, green and blue,
+  //           never alpha; then adds each nonzero count to bins with one global atomicAdd. Every thread
+  //           reaches every barrier.
 }
 
 void launch_count_rgb(const std::uint32_t* pixels, std::size_t pixel_count, std::uint32_t* bins,
@@ -286,9 +286,9 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(13): Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
-  //          global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
-  //          atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight; every
-  //          lane named in the mask of a *_sync call must execute it.
+  //           global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
+  //           atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight; every
+  //           lane named in the mask of a *_sync call must execute it.
 }
 
 void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,

@@ -158,16 +158,16 @@ __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n,
 
 __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange range) {
   // TODO(10): Return the split of `range` as lbvh.cuh defines it: the largest s, first <= s < last, whose
-  //          key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
+  //           key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
   return range.first;
 }
 
 __global__ void build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, std::uint32_t* left,
                                      std::uint32_t* right, std::uint32_t* last, std::uint32_t* parent) {
   // TODO(11): For every internal node i < n - 1, one thread each, from its determine_range() and
-  //          find_split(): left[i] and right[i] (node numbers as lbvh.cuh gives them: a child of one
-  //          position is a leaf), last[i] = the range's last leaf, and parent[] = i for both children;
-  //          parent[0] = kNoParent.
+  //           find_split(): left[i] and right[i] (node numbers as lbvh.cuh gives them: a child of one
+  //           position is a leaf), last[i] = the range's last leaf, and parent[] = i for both children;
+  //           parent[0] = kNoParent.
 }
 
 void launch_build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, std::uint32_t* left,
@@ -203,10 +203,10 @@ __global__ void compute_node_boxes(const Aabb* object_boxes, const std::uint32_t
                                    const std::uint32_t* parent, std::uint32_t n, std::uint32_t* arrivals,
                                    Aabb* node_boxes) {
   // TODO(12): Fill node_boxes[] bottom-up, one thread per leaf: leaf node n - 1 + i gets the box of object
-  //          objects[i], each internal node the merge() of its children's boxes, written by the second of
-  //          the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
-  //          A box another thread wrote must be visible before it is read: __threadfence(), and
-  //          load_box_from_l2() for the read.
+  //           objects[i], each internal node the merge() of its children's boxes, written by the second of
+  //           the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
+  //           A box another thread wrote must be visible before it is read: __threadfence(), and
+  //           load_box_from_l2() for the read.
 }
 
 void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* objects,
@@ -215,8 +215,8 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                Aabb* node_boxes, cudaStream_t stream) {
   if (n == 0) return;
   // TODO(13): Launch compute_node_boxes on `stream`, one thread per leaf, with its n - 1 arrival counters
-  //          at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
-  //          CUDA_CHECK_LAUNCH the launch.
+  //           at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
+  //           CUDA_CHECK_LAUNCH the launch.
 }
 
 // ---------------------------------------------------------------------------
@@ -242,9 +242,9 @@ namespace {
 __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned long long capacity,
                                         unsigned long long* pair_count, std::uint32_t* status) {
   // TODO(14): For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
-  //          overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
-  //          after i are not visited (last_leaf_of()). A stack of kStackSize nodes per thread: when it is
-  //          full, set kStackOverflowed in *status atomically and stop (pairs are never lost silently).
+  //           overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
+  //           after i are not visited (last_leaf_of()). A stack of kStackSize nodes per thread: when it is
+  //           full, set kStackOverflowed in *status atomically and stop (pairs are never lost silently).
 }
 
 void launch_query_overlapping_pairs(const TreeView& tree, Pair* pairs, std::size_t capacity,
