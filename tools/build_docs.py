@@ -24,10 +24,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["doxygen", "graphviz", "python3-sphinx", "python3-breathe", "furo",
-            "python3-myst-parser", "python3-sphinx-copybutton"]
+            "python3-myst-parser", "python3-sphinx-copybutton", "python3-matplotlib"]
 # Python module -> Debian package.
 MODULES = {"sphinx": "python3-sphinx", "breathe": "python3-breathe", "myst_parser": "python3-myst-parser",
-           "furo": "furo", "sphinx_copybutton": "python3-sphinx-copybutton"}
+           "furo": "furo", "sphinx_copybutton": "python3-sphinx-copybutton",
+           # The handouts' charts (tools/charts.py, checked by tools/make_figures.py).
+           "matplotlib": "python3-matplotlib"}
 SKIP = 77
 
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Render the handouts' diagrams: every labs/NN-name/figures/*.dot to the .svg beside it.
+"""Render the handouts' figures: every labs/NN-name/figures/*.dot (a Graphviz
+diagram) and *.csv (a chart of measured data, drawn by tools/charts.py with
+matplotlib) to the .svg beside it.
 
     python3 tools/make_figures.py [--root DIR]                      render (rewrite what changed)
     python3 tools/make_figures.py --check [--skip-if-missing]       fail when a committed SVG is stale
@@ -24,6 +26,9 @@ figures folder without a source each make one line naming the file and the
 command that fixes it; the exit status is then 1. Without Graphviz it exits 1
 with the package to install, or 77 (ctest's "skipped") with
 --skip-if-missing, unless WORKBOOK_REQUIRE_DOCS=1.
+Charts need matplotlib (Debian: python3-matplotlib) in this interpreter or in
+/usr/bin/python3; without it they are skipped with a line that says so (an
+error with WORKBOOK_REQUIRE_DOCS=1), and the diagrams are still checked.
 --self-test runs the check on a scratch tree with a good, a stale, a missing,
 an orphan and a broken figure, and fails unless each is reported as expected.
 Run by ctest: figures_match_their_sources, figure_check_catches_a_stale_svg.
@@ -50,14 +55,33 @@ class RenderError(Exception):
     """dot failed, or warned, on a source."""
 
 
+CHARTS = Path(__file__).resolve().parent / "charts.py"
+MATPLOTLIB_MISSING = ("Skipped the charts: matplotlib missing; install with: sudo apt-get install "
+                      "python3-matplotlib")
+
+
 def sources(root: Path) -> list[Path]:
-    """Every figure source: labs/NN-name/figures/*.dot, sorted."""
-    return sorted(root.glob("labs/[0-9][0-9]-*/figures/*.dot"))
+    """Every figure source: labs/NN-name/figures/*.dot and *.csv, sorted."""
+    return sorted([*root.glob("labs/[0-9][0-9]-*/figures/*.dot"), *root.glob("labs/[0-9][0-9]-*/figures/*.csv")])
 
 
 def orphans(root: Path) -> list[Path]:
-    """SVGs in a figures folder with no .dot beside them (hand-made, or a source removed)."""
-    return sorted(svg for svg in root.glob("labs/[0-9][0-9]-*/figures/*.svg") if not svg.with_suffix(".dot").exists())
+    """SVGs in a figures folder with no .dot or .csv beside them (hand-made, or a source removed)."""
+    return sorted(svg for svg in root.glob("labs/[0-9][0-9]-*/figures/*.svg")
+                  if not svg.with_suffix(".dot").exists() and not svg.with_suffix(".csv").exists())
+
+
+def find_chart_python() -> str | None:
+    """An interpreter that imports matplotlib: this one, else Debian's."""
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        if candidate and Path(candidate).exists() and subprocess.run(
+                [candidate, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def charts_unavailable(source: Path, chart_python: str | None) -> bool:
+    return source.suffix == ".csv" and chart_python is None
 
 
 def graphviz_version(dot: str) -> str:
@@ -67,8 +91,14 @@ def graphviz_version(dot: str) -> str:
     return match.group(1) if match else text or "unknown"
 
 
-def render(dot: str, source: Path) -> str:
-    """The normalised SVG of one source."""
+def render(dot: str, source: Path, chart_python: str | None = None) -> str:
+    """The normalised SVG of one source (a chart's comes normalised from charts.py)."""
+    if source.suffix == ".csv":
+        result = subprocess.run([chart_python or sys.executable, str(CHARTS), str(source)], capture_output=True,
+                                text=True)
+        if result.returncode != 0:
+            raise RenderError(result.stderr.strip() or f"charts.py exited with status {result.returncode}")
+        return result.stdout
     result = subprocess.run([dot, "-Tsvg", source.name], cwd=source.parent, capture_output=True, text=True)
     messages = result.stderr.strip()
     if result.returncode != 0 or messages:
@@ -96,17 +126,20 @@ def rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def check(root: Path, dot: str) -> list[str]:
+def check(root: Path, dot: str, chart_python: str | None = None) -> list[str]:
     """One line per stale, missing, orphan or broken figure."""
     problems = []
     version = graphviz_version(dot)
     for source in sources(root):
         svg = source.with_suffix(".svg")
+        if charts_unavailable(source, chart_python):
+            continue
         try:
-            wanted = render(dot, source)
+            wanted = render(dot, source, chart_python)
         except RenderError as error:
             first = str(error).splitlines()[0]
-            problems.append(f"{rel(source, root)}: dot cannot render it: {first}")
+            tool = "charts.py" if source.suffix == ".csv" else "dot"
+            problems.append(f"{rel(source, root)}: {tool} cannot render it: {first}")
             continue
         if not svg.exists():
             problems.append(f"{rel(svg, root)} is missing: its source {source.name} has no SVG. "
@@ -119,7 +152,8 @@ def check(root: Path, dot: str) -> list[str]:
                             f"Fix: {FIX}, then commit the SVG")
     for svg in orphans(root):
         problems.append(f"{rel(svg, root)} has no source {svg.with_suffix('.dot').name} beside it: figures are "
-                        "rendered from Graphviz sources, never written by hand; add the .dot or remove the SVG")
+                        "rendered from Graphviz sources or chart data (.csv), never written by hand; add the "
+                        "source or remove the SVG")
     return problems
 
 
@@ -131,14 +165,16 @@ def first_difference(got: str, wanted: str) -> str:
     return f"{len(old)} lines committed, {len(new)} rendered"
 
 
-def render_all(root: Path, dot: str) -> int:
+def render_all(root: Path, dot: str, chart_python: str | None = None) -> int:
     failed = 0
     written = 0
     found = sources(root)
     for source in found:
         svg = source.with_suffix(".svg")
+        if charts_unavailable(source, chart_python):
+            continue
         try:
-            text = render(dot, source)
+            text = render(dot, source, chart_python)
         except RenderError as error:
             print(f"{rel(source, root)}: dot cannot render it:\n{error}", file=sys.stderr)
             failed += 1
@@ -170,9 +206,10 @@ def find_dot(skip_if_missing: bool) -> tuple[str | None, int]:
 # Self-test: a scratch tree with figures made wrong on purpose.
 
 GOOD = 'digraph good { a [label="good"]; }\n'
+GOOD_CHART = "# title: t\n# source: s\n# x: x\n# y: y\nseries,x,y\na,1,10\na,2,20\n"
 
 
-def self_test(dot: str) -> int:
+def self_test(dot: str, chart_python: str | None = None) -> int:
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -180,7 +217,9 @@ def self_test(dot: str) -> int:
         figures.mkdir(parents=True)
         for name in ("good", "stale", "missing"):
             (figures / f"{name}.dot").write_text(GOOD.replace("good", name), encoding="utf-8")
-        if render_all(root, dot) != 0 or check(root, dot):
+        if chart_python:
+            (figures / "chart.csv").write_text(GOOD_CHART, encoding="utf-8")
+        if render_all(root, dot, chart_python) != 0 or check(root, dot, chart_python):
             failures.append("a freshly rendered tree was reported")
         (figures / "stale.dot").write_text('digraph stale { a -> b; }\n', encoding="utf-8")
         (figures / "missing.svg").unlink()
@@ -188,7 +227,9 @@ def self_test(dot: str) -> int:
         (figures / "broken.dot").write_text('digraph broken { a -> ; }\n', encoding="utf-8")
         (figures / "warns.dot").write_text('digraph warns { a:nosuchport -> b; }\n', encoding="utf-8")
         (figures / "warns.svg").write_text("", encoding="utf-8")
-        problems = check(root, dot)
+        if chart_python:
+            (figures / "chart.csv").write_text(GOOD_CHART.replace(",1,10", ",1,11"), encoding="utf-8")
+        problems = check(root, dot, chart_python)
         for line in problems:
             print(f"  {line}")
         expected = [
@@ -198,6 +239,8 @@ def self_test(dot: str) -> int:
             ("labs/90-self-test/figures/broken.dot: dot cannot render it", ""),
             ("labs/90-self-test/figures/warns.dot: dot cannot render it", ""),
         ]
+        if chart_python:
+            expected.append(("labs/90-self-test/figures/chart.svg is stale", f"Fix: {FIX}"))
         for start, fix in expected:
             hits = [line for line in problems if line.startswith(start)]
             if not hits:
@@ -231,11 +274,17 @@ def main() -> int:
     if dot is None:
         return status
     root = args.root.resolve()
+    chart_python = find_chart_python()
+    if chart_python is None:
+        if os.environ.get("WORKBOOK_REQUIRE_DOCS") == "1":
+            print(f"make_figures: {MATPLOTLIB_MISSING.replace('Skipped the charts: ', '')}", file=sys.stderr)
+            return 1
+        print(MATPLOTLIB_MISSING)
     if args.self_test:
-        return self_test(dot)
+        return self_test(dot, chart_python)
     if not args.check:
-        return render_all(root, dot)
-    problems = check(root, dot)
+        return render_all(root, dot, chart_python)
+    problems = check(root, dot, chart_python)
     for line in problems:
         print(line, file=sys.stderr)
     if problems:

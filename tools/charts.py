@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Draw one chart of a handout from the measured CSV beside it, as SVG on stdout.
+
+    python3 tools/charts.py labs/02-abc/figures/blocks-per-sm.csv > blocks-per-sm.svg
+
+tools/make_figures.py calls this for every labs/NN-name/figures/*.csv (it
+renders the Graphviz diagrams the same way), so the SVGs are committed beside
+their data and checked against it. The CSV holds what a run of the project
+printed, with the run named in its header:
+
+    # title: a*b+c, grid-stride loop: bandwidth against blocks per SM
+    # source: ./workbook bench abc --solution, NVIDIA H100 80GB HBM3
+    # x: blocks of 256 threads per SM
+    # y: GB/s
+    # xscale: log2            (optional: the x values are powers of two)
+    # roof: 2982 copy bandwidth  (optional: a horizontal line, its value and label)
+    series,x,y
+    grid-stride loop,1,1014
+    ...
+
+One line per series, markers at the measured points. The output is
+reproducible (no date, fixed ids, text kept as text), so the same matplotlib
+gives the same bytes.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sys
+from pathlib import Path
+
+HEADER_KEYS = ("title", "source", "x", "y", "xscale", "roof")
+
+
+class ChartError(Exception):
+    """The CSV cannot be drawn (a missing key, a bad number)."""
+
+
+def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, float]]]]:
+    """The header's keys and each series' (x, y) points, in file order."""
+    header: dict[str, str] = {}
+    rows: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.startswith("#"):
+            key, _, value = line[1:].partition(":")
+            key = key.strip()
+            if key not in HEADER_KEYS:
+                raise ChartError(f"{path.name}:{number}: unknown key '{key}' (known: {', '.join(HEADER_KEYS)})")
+            header[key] = value.strip()
+        elif line.strip():
+            rows.append(line)
+    for key in ("title", "source", "x", "y"):
+        if key not in header:
+            raise ChartError(f"{path.name}: the header has no '# {key}:' line")
+    series: dict[str, list[tuple[float, float]]] = {}
+    reader = csv.DictReader(io.StringIO("\n".join(rows)))
+    if reader.fieldnames != ["series", "x", "y"]:
+        raise ChartError(f"{path.name}: the columns must be series,x,y, got {reader.fieldnames}")
+    for row in reader:
+        try:
+            point = (float(row["x"]), float(row["y"]))
+        except (TypeError, ValueError) as error:
+            raise ChartError(f"{path.name}: a row that is not series,x,y numbers: {row}") from error
+        series.setdefault(row["series"], []).append(point)
+    if not series:
+        raise ChartError(f"{path.name}: no data rows")
+    return header, series
+
+
+def draw(path: Path) -> str:
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "workbook", "svg.fonttype": "none", "font.size": 10})
+    header, series = read_chart(path)
+    figure, axes = plt.subplots(figsize=(7.0, 4.0))
+    for name, points in series.items():
+        xs, ys = zip(*points)
+        axes.plot(xs, ys, marker="o", label=name)
+    roof = 0.0
+    if "roof" in header:
+        value, _, label = header["roof"].partition(" ")
+        try:
+            roof = float(value)
+        except ValueError as error:
+            raise ChartError(f"{path.name}: '# roof:' must start with a number, got '{header['roof']}'") from error
+        axes.axhline(roof, color="black", linestyle="--", linewidth=1)
+        axes.annotate(f"{label or 'roof'} ({value})", xy=(0.01, roof), xycoords=("axes fraction", "data"),
+                      xytext=(0, 3), textcoords="offset points", fontsize=9)
+    if header.get("xscale") == "log2":
+        axes.set_xscale("log", base=2)
+        # Ticks at the measured x only: 2^k for sizes, the number itself below 1024.
+        ticks = sorted({x for points in series.values() for x, _ in points})
+        axes.set_xticks(ticks, [f"2^{round(math.log2(x))}" if x >= 1024 else f"{x:g}" for x in ticks])
+        axes.minorticks_off()
+    highest = max([y for points in series.values() for _, y in points] + [roof])
+    axes.set_ylim(0, highest * 1.15)
+    axes.set_xlabel(header["x"])
+    axes.set_ylabel(header["y"])
+    axes.set_title(header["title"])
+    axes.grid(True, linewidth=0.3)
+    axes.legend(fontsize=9)
+    figure.text(0.01, 0.01, f"Measured: {header['source']}", fontsize=7, color="dimgray")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    out = io.StringIO()
+    figure.savefig(out, format="svg", metadata={"Date": None})
+    plt.close(figure)
+    text = "\n".join(line.rstrip() for line in out.getvalue().replace("\r\n", "\n").split("\n"))
+    note = (f"<!-- Drawn from {path.name} by tools/charts.py (tools/make_figures.py): "
+            "edit the .csv, not this file. -->")
+    lines = text.rstrip("\n").split("\n")
+    at = 1 if lines and lines[0].startswith("<?xml") else 0
+    lines.insert(at, note)
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        sys.stdout.write(draw(Path(sys.argv[1])))
+    except ChartError as error:
+        print(f"charts: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
