@@ -294,6 +294,7 @@ void apply_limits(const ResourceLimits& limits) {
   apply_limit(RLIMIT_DATA, limits.data_bytes);
   apply_limit(RLIMIT_FSIZE, limits.file_bytes);
   apply_limit(RLIMIT_CPU, limits.cpu_seconds);
+  apply_limit(RLIMIT_NPROC, limits.processes);
 }
 
 }  // namespace

@@ -78,6 +78,9 @@ struct ResourceLimits {
   std::uint64_t data_bytes = 0;   ///< RLIMIT_DATA: host memory it may allocate.
   std::uint64_t file_bytes = 0;   ///< RLIMIT_FSIZE: largest file it may write (then SIGXFSZ).
   std::uint64_t cpu_seconds = 0;  ///< RLIMIT_CPU: CPU time (then SIGXCPU).
+  /// RLIMIT_NPROC: processes and threads at once (then fork fails with EAGAIN).
+  /// The kernel does not apply it to root.
+  std::uint64_t processes = 0;
 };
 
 /// @brief What to run.

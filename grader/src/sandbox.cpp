@@ -81,6 +81,7 @@ ResourceLimits sandbox_limits() {
   limits.data_bytes = kSandboxDataBytes;
   limits.file_bytes = kSandboxFileBytes;
   limits.cpu_seconds = kSandboxCpuSeconds;
+  limits.processes = kSandboxProcesses;
   return limits;
 }
 

@@ -46,6 +46,12 @@ constexpr std::uint64_t kSandboxDataBytes = std::uint64_t{64} << 30;
 constexpr std::uint64_t kSandboxFileBytes = std::uint64_t{1} << 30;
 /// @brief CPU seconds a test program may use (RLIMIT_CPU), per process.
 constexpr std::uint64_t kSandboxCpuSeconds = 3600;
+/// @brief Processes and threads at once (RLIMIT_NPROC): stops a fork bomb long
+/// before the machine's pid_max. Since Linux 5.14 they are counted in the
+/// sandbox's own user namespace (bwrap makes one when it runs unprivileged);
+/// before that, across all the grading user's processes, hence the room. Not
+/// applied to root, which the kernel exempts.
+constexpr std::uint64_t kSandboxProcesses = 4096;
 
 /// @brief What a resource limit's signal means, for a crashed test's message,
 /// e.g. "the sandbox's limit on file size (1 GiB)"; empty for other signals.

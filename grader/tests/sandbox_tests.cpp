@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "process.hpp"
@@ -56,6 +57,25 @@ TEST(Sandbox, FileSizeLimitStopsTheChildWithSigxfsz) {
   EXPECT_LE(std::filesystem::file_size(dir + "/big"), 4096u);
   EXPECT_EQ(describe_limit_signal(SIGXFSZ), "the sandbox's limit on the size of a file (1024 MiB)");
   EXPECT_EQ(describe_limit_signal(SIGSEGV), "");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Sandbox, ProcessLimitReachesTheChild) {
+  const std::string dir = ::testing::TempDir() + "/sandbox-nproc";
+  std::filesystem::create_directories(dir);
+  ProcessSpec spec;
+  spec.argv = {"/bin/grep", "Max processes", "/proc/self/limits"};
+  spec.stdout_path = dir + "/out.log";
+  spec.stderr_path = spec.stdout_path;
+  spec.limits.processes = 777;
+  const ProcessOutcome outcome = run_process(spec, Clock::now() + std::chrono::seconds(20), {});
+  ASSERT_EQ(outcome.end, ProcessOutcome::End::exited) << describe_outcome(outcome);
+  std::ifstream out(spec.stdout_path);
+  std::string text;
+  std::getline(out, text);
+  // "Max processes   777   777   processes": the soft and the hard limit.
+  EXPECT_NE(text.find(" 777 "), std::string::npos) << "the child's RLIMIT_NPROC: " << text;
+  EXPECT_EQ(sandbox_limits().processes, kSandboxProcesses);
   std::filesystem::remove_all(dir);
 }
 
