@@ -2,15 +2,20 @@
 # Maintainers' check on a GPU machine: build, the project's tests, the grade of
 # the reference solutions and of the untouched skeletons, and every lab's
 # experiment on the solutions (the figures the handouts quote).
-#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|all]   (default: gpu-check-logs/ all)
+#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|trust|all]   (default: gpu-check-logs/ all)
 # "tests" runs the build and ./workbook test only, "grades" the build, both
 # grades and the experiments: two shorter runs where one command is time-limited.
+# "trust" is what the grader issue asks to see on a GPU: the references under
+# the four sanitizers, every wrong solution graded, the references in the
+# sandbox (when bwrap can make one; WORKBOOK_SANDBOX_TOOL names a carried
+# one), and five grades of the references whose totals must be equal.
 # Each step's full output goes to LOG_DIR; a summary is printed at the end.
+# The device tool brings back few files: tar LOG_DIR into one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs="${1:-gpu-check-logs}"
 part="${2:-all}"
-case "$part" in tests|grades|all) ;; *) echo "gpu_checks: unknown part '$part' (tests, grades or all)" >&2; exit 1 ;; esac
+case "$part" in tests|grades|trust|all) ;; *) echo "gpu_checks: unknown part '$part' (tests, grades, trust or all)" >&2; exit 1 ;; esac
 mkdir -p "$logs"
 summary=()
 
@@ -24,10 +29,24 @@ step() {  # step NAME COMMAND...: run, log, time, remember the exit status
 
 nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader >"$logs/gpu.txt" 2>&1
 step build ./workbook build
-if [[ "$part" != grades ]]; then
+if [[ "$part" == tests || "$part" == all ]]; then
   step test ./workbook test -j 8
 fi
-if [[ "$part" != tests ]]; then
+if [[ "$part" == trust ]]; then
+  step sanitize ./workbook grade --solutions --sanitize --color never --json "$logs/sanitize-results.json"
+  step wrong-solutions python3 tools/wrong_solutions.py run
+  if tools/sandboxed_compile.sh --probe; then
+    step sandbox ./workbook grade --solutions --sandbox --color never
+  else
+    summary+=("sandbox            skipped: bwrap cannot make a sandbox here")
+  fi
+  for run in 1 2 3 4 5; do
+    step "repeat-$run" ./workbook grade --solutions --color never
+  done
+  totals=$(grep -h "^Total" "$logs"/repeat-*.log | awk '{print $NF}' | sort -u)
+  summary+=("five grades' totals: $(grep -h '^Total' "$logs"/repeat-*.log | awk '{print $NF}' | tr '\n' ' ')($(wc -l <<<"$totals") distinct)")
+fi
+if [[ "$part" == grades || "$part" == all ]]; then
   step grade-solutions ./workbook grade --solutions --json "$logs/solutions-results.json" --junit "$logs/solutions-junit.xml" --color never
   step grade-skeletons ./workbook grade --json "$logs/skeletons-results.json" --junit "$logs/skeletons-junit.xml" --color never
   step wrong-solutions python3 tools/wrong_solutions.py run
