@@ -18,7 +18,9 @@ printed, with the run named in its header:
     grid-stride loop,1,1014
     ...
 
-One line per series, markers at the measured points. The output is
+One line per series, markers at the measured points. Two more columns,
+series,x,y,ylo,yhi, draw each point's spread as an error bar (the rates of
+the slowest and the fastest sample, say). The output is
 reproducible (no date, fixed ids, text kept as text), so the same matplotlib
 gives the same bytes.
 """
@@ -37,8 +39,8 @@ class ChartError(Exception):
     """The CSV cannot be drawn (a missing key, a bad number)."""
 
 
-def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, float]]]]:
-    """The header's keys and each series' (x, y) points, in file order."""
+def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, ...]]]]:
+    """The header's keys and each series' (x, y) or (x, y, ylo, yhi) points, in file order."""
     header: dict[str, str] = {}
     rows: list[str] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -53,13 +55,14 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
     for key in ("title", "source", "x", "y"):
         if key not in header:
             raise ChartError(f"{path.name}: the header has no '# {key}:' line")
-    series: dict[str, list[tuple[float, float]]] = {}
+    series: dict[str, list[tuple[float, ...]]] = {}
     reader = csv.DictReader(io.StringIO("\n".join(rows)))
-    if reader.fieldnames != ["series", "x", "y"]:
-        raise ChartError(f"{path.name}: the columns must be series,x,y, got {reader.fieldnames}")
+    columns = ["series", "x", "y"] if reader.fieldnames == ["series", "x", "y"] else ["series", "x", "y", "ylo", "yhi"]
+    if reader.fieldnames != columns:
+        raise ChartError(f"{path.name}: the columns must be series,x,y or series,x,y,ylo,yhi, got {reader.fieldnames}")
     for row in reader:
         try:
-            point = (float(row["x"]), float(row["y"]))
+            point = tuple(float(row[column]) for column in columns[1:])
         except (TypeError, ValueError) as error:
             raise ChartError(f"{path.name}: a row that is not series,x,y numbers: {row}") from error
         series.setdefault(row["series"], []).append(point)
@@ -78,8 +81,13 @@ def draw(path: Path) -> str:
     header, series = read_chart(path)
     figure, axes = plt.subplots(figsize=(7.0, 4.0))
     for name, points in series.items():
-        xs, ys = zip(*points)
-        axes.plot(xs, ys, marker="o", label=name)
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        if len(points[0]) == 4:
+            below = [p[1] - p[2] for p in points]
+            above = [p[3] - p[1] for p in points]
+            axes.errorbar(xs, ys, yerr=[below, above], marker="o", capsize=3, label=name)
+        else:
+            axes.plot(xs, ys, marker="o", label=name)
     roof = 0.0
     if "roof" in header:
         value, _, label = header["roof"].partition(" ")
@@ -93,10 +101,10 @@ def draw(path: Path) -> str:
     if header.get("xscale") == "log2":
         axes.set_xscale("log", base=2)
         # Ticks at the measured x only: 2^k for sizes, the number itself below 1024.
-        ticks = sorted({x for points in series.values() for x, _ in points})
+        ticks = sorted({p[0] for points in series.values() for p in points})
         axes.set_xticks(ticks, [f"2^{round(math.log2(x))}" if x >= 1024 else f"{x:g}" for x in ticks])
         axes.minorticks_off()
-    highest = max([y for points in series.values() for _, y in points] + [roof])
+    highest = max([p[-1] for points in series.values() for p in points] + [roof])
     axes.set_ylim(0, highest * 1.15)
     axes.set_xlabel(header["x"])
     axes.set_ylabel(header["y"])

@@ -29,6 +29,7 @@
 #include "lbvh_sort.cuh"
 #include "tests/grid_yardstick.cuh"
 #include "tests/lbvh_reference.hpp"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
@@ -42,10 +43,20 @@ using workbook::DeviceBuffer;
 
 constexpr double kNeighbours = 8.0;
 
-double measure(const std::function<void(cudaStream_t)>& work) {
+workbook::TimingResult time_it(const std::function<void(cudaStream_t)>& work) {
   workbook::TimingOptions options;
   options.time_budget_ms = 2000.0;
-  return workbook::time_gpu(work, options).median_ms;
+  return workbook::time_gpu(work, options);
+}
+
+double measure(const std::function<void(cudaStream_t)>& work) {
+  return time_it(work).median_ms;
+}
+
+// A row for ./workbook bench --all's charts (nothing happens without $WORKBOOK_BENCH_CSV).
+void record(const char* table, const char* implementation, std::size_t n,
+            const workbook::TimingResult& timing, double work, const char* unit) {
+  workbook::record("10-lbvh", {table, implementation, n, timing, work / timing.median_ms / 1.0e3, unit});
 }
 
 std::string power_text(std::size_t n) {
@@ -122,10 +133,11 @@ void run(std::size_t n) {
   const double codes_ms = measure([&](cudaStream_t s) {
     lbvh::launch_compute_morton_codes(in.data(), count, bvh.scene(), bvh.codes(), bvh.indices(), s);
   });
-  const double sort_ms = measure([&](cudaStream_t s) {
+  const workbook::TimingResult sort = time_it([&](cudaStream_t s) {
     lbvh::sort_pairs_by_code(bvh.codes(), bvh.indices(), bvh.sorted_codes(), bvh.objects(), count,
                              bvh.sort_temp(), bvh.sort_temp_size(), s);
   });
+  const double sort_ms = sort.median_ms;
   const double hierarchy_ms = measure([&](cudaStream_t s) {
     lbvh::launch_build_internal_nodes(bvh.sorted_codes(), count, bvh.left(), bvh.right(), bvh.last(),
                                       bvh.parent(), s);
@@ -134,18 +146,22 @@ void run(std::size_t n) {
     lbvh::launch_compute_node_boxes(in.data(), bvh.objects(), bvh.left(), bvh.right(), bvh.parent(), count,
                                     bvh.arrivals(), bvh.boxes(), s);
   });
-  const double build_ms = measure([&](cudaStream_t s) { bvh.build(in.data(), n, s); });
+  const workbook::TimingResult build = time_it([&](cudaStream_t s) { bvh.build(in.data(), n, s); });
+  const double build_ms = build.median_ms;
 
   // The query and the grid.
   const std::size_t capacity = static_cast<std::size_t>(kNeighbours) * n;
   DeviceBuffer<Pair> pairs(capacity), grid_pairs(capacity);
   const lbvh::TreeView view = bvh.view();
-  const double query_ms = measure([&](cudaStream_t s) {
+  const workbook::TimingResult query = time_it([&](cudaStream_t s) {
     lbvh::launch_query_overlapping_pairs(view, pairs.data(), capacity, bvh.pair_count(), bvh.status(), s);
   });
+  const double query_ms = query.median_ms;
   const std::size_t found = bvh.find_overlapping_pairs(pairs.data(), capacity);
   lbvh::yardstick::UniformGrid grid(boxes);
-  const double grid_ms = measure([&](cudaStream_t s) { grid.query(grid_pairs.data(), capacity, s); });
+  const workbook::TimingResult grid_timing =
+      time_it([&](cudaStream_t s) { grid.query(grid_pairs.data(), capacity, s); });
+  const double grid_ms = grid_timing.median_ms;
   const std::size_t grid_found = grid.pairs_found();
   bool same = found == grid_found && found <= capacity;
   if (same && n <= (std::size_t{1} << 20))
@@ -156,6 +172,13 @@ void run(std::size_t n) {
               build_ms / sort_ms, query_ms, grid_ms, found, static_cast<double>(found) / query_ms / 1.0e3,
               static_cast<double>(grid_found) / grid_ms / 1.0e3,
               same ? "ok" : "PAIRS DIFFER FROM THE GRID'S");
+  const auto objects = static_cast<double>(n);
+  record("build", "Lbvh::build", n, build, objects / 1.0e3, "Gobjects/s");
+  record("build", "one cub::DeviceRadixSort::SortPairs (the yardstick)", n, sort, objects / 1.0e3,
+         "Gobjects/s");
+  record("query", "query_overlapping_pairs", n, query, static_cast<double>(found), "Mpairs/s");
+  record("query", "uniform grid (the yardstick)", n, grid_timing, static_cast<double>(grid_found),
+         "Mpairs/s");
 }
 
 // Table 3: the naive versions against the same yardsticks. The rubric's ratios
