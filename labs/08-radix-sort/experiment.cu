@@ -23,6 +23,7 @@
 
 #include "radix_sort.cuh"
 #include "tests/cub_yardstick.cuh"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/count_scan.cuh"
 #include "workbook/cuda_check.hpp"
@@ -47,13 +48,15 @@ constexpr double kSortPairsBytes = 4.0 * (20.0 + kCountBytes);
 constexpr double kCubPairsBytes = 4.0 + 4.0 * 16.0;
 
 struct Measured {
-  double ms = 0;
+  double ms = 0;                  // the median
+  workbook::TimingResult timing;  // with the spread, for ./workbook bench --all's charts
 };
 
 Measured measure(const std::function<void(cudaStream_t)>& work) {
   workbook::TimingOptions options;
   options.time_budget_ms = 2000.0;
-  return {workbook::time_gpu(work, options).median_ms};
+  const workbook::TimingResult timing = workbook::time_gpu(work, options);
+  return {timing.median_ms, timing};
 }
 
 std::vector<std::uint32_t> uniform_keys(std::size_t n, std::uint64_t stream) {
@@ -75,9 +78,12 @@ void print_header() {
 
 // "% of CUB" is CUB's time over this row's time: the speed relative to CUB.
 // GB/s is the row's own byte count per key over its time.
+// With a table name, the row is also recorded for the charts (workbook/bench_csv.hpp).
 void print_row(const std::string& label, std::size_t n, const Measured& m, double cub_ms,
-               double bytes_per_key, bool ok) {
+               double bytes_per_key, bool ok, const char* table = nullptr) {
   const double keys = static_cast<double>(n);
+  if (table != nullptr)
+    workbook::record("08-radix-sort", {table, label, n, m.timing, keys / m.ms / 1.0e6, "Gkeys/s"});
   std::printf("  %-44s %6s %10.3f %9.2f %8.1f%% %8.1f %9.1f   %s\n", label.c_str(), power_text(n).c_str(),
               m.ms, keys / m.ms / 1.0e6, 100.0 * cub_ms / m.ms, bytes_per_key,
               bytes_per_key * keys / m.ms / 1.0e6, ok ? "ok" : "WRONG RESULT");
@@ -102,7 +108,7 @@ void keys_table_rows(std::size_t n, bool with_split) {
       radix_sort::split_sort(in.data(), out.data(), n, split_scratch, stream);
     });
     print_row("one bit per pass: split_sort() (32 passes)", n, split, cub_rate.ms, kSplitBytes,
-              same(out, cub_out));
+              same(out, cub_out), "keys");
   }
   {
     radix_sort::RadixSortScratch scratch(n);
@@ -110,9 +116,9 @@ void keys_table_rows(std::size_t n, bool with_split) {
     const Measured lsd = measure(
         [&](cudaStream_t stream) { radix_sort::sort_keys(in.data(), out.data(), n, scratch, stream); });
     print_row("8 bits per pass: sort_keys() (4 passes)", n, lsd, cub_rate.ms, kSortKeysBytes,
-              same(out, cub_out));
+              same(out, cub_out), "keys");
   }
-  print_row("cub::DeviceRadixSort::SortKeys", n, cub_rate, cub_rate.ms, kCubKeysBytes, cub_ok);
+  print_row("cub::DeviceRadixSort::SortKeys", n, cub_rate, cub_rate.ms, kCubKeysBytes, cub_ok, "keys");
 }
 
 // Table 2: one pass (shift 0) of sort_keys(), its phases timed one by one.
@@ -168,8 +174,8 @@ void pairs_table_rows(std::size_t n) {
                            stream);
   });
   print_row("sort_pairs() (4 passes)", n, ours, cub_rate.ms, kSortPairsBytes,
-            same(keys_out, cub_keys) && same(values_out, cub_values));
-  print_row("cub::DeviceRadixSort::SortPairs", n, cub_rate, cub_rate.ms, kCubPairsBytes, cub_ok);
+            same(keys_out, cub_keys) && same(values_out, cub_values), "pairs");
+  print_row("cub::DeviceRadixSort::SortPairs", n, cub_rate, cub_rate.ms, kCubPairsBytes, cub_ok, "pairs");
 }
 
 bool total_order_less(std::uint32_t a, std::uint32_t b) {
