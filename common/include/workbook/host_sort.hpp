@@ -1,9 +1,10 @@
 /// @file host_sort.hpp
 /// @brief Sorting on the host, for the tests' expected answers: a stable LSD
 /// radix sort of 32-bit keys, 8 bits per pass. It is O(n) where
-/// std::stable_sort is O(n log n): at 2^26 keys it is about 8 times faster
-/// (common_tests' HostSort cases compare it with std::stable_sort), which is
-/// what keeps the 2^26 cases of labs 06 and 08 within the test budget.
+/// std::stable_sort is O(n log n): 0.29 s against 1.40 s for 2^24 keys on the
+/// project's CPU-only machine (HostSort.IsFasterThanStdStableSortOnLargeInputs
+/// prints both, and checks the two agree), which keeps the 2^26 cases of labs
+/// 06 and 08 within the test budget.
 #pragma once
 
 #include <cstdint>
