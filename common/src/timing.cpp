@@ -41,13 +41,17 @@ TimingResult time_gpu(const std::function<void(cudaStream_t)>& work, const Timin
   const cudaStream_t stream = nullptr;
   CudaEvent start;
   CudaEvent stop;
-  for (int i = 0; i < options.warmup_runs; ++i) work(stream);
+  for (int i = 0; i < options.warmup_runs; ++i) {
+    if (options.before_each) options.before_each(stream);
+    work(stream);
+  }
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   TimingResult result;
   std::vector<double> samples;
   const auto began = std::chrono::steady_clock::now();
   while (static_cast<int>(samples.size()) < options.max_samples) {
+    if (options.before_each) options.before_each(stream);
     if (options.flush_l2) flush_l2(stream);
     start.record(stream);
     work(stream);

@@ -18,6 +18,10 @@ struct TimingOptions {
   double max_relative_spread = 0.03;  ///< Stop once (p75 - p25) / median is at most this.
   double time_budget_ms = 4000.0;     ///< Stop after this much wall time (at >= min_samples).
   bool flush_l2 = true;               ///< Overwrite a buffer larger than L2 before each sample.
+  /// Untimed, before every run of the work (the warm-ups too), on its stream:
+  /// where a speed test changes an input between runs, so that an answer kept
+  /// from an earlier call is caught (workbook::testing::AlternatingInput).
+  std::function<void(cudaStream_t)> before_each;
 };
 
 /// @brief The outcome of timing: median and spread of the samples.

@@ -125,19 +125,33 @@ TEST_F(RoundTrip, AbcOnGpuReturnsDForHostVectorsOfAnySize) {
       << "abc_on_gpu must reject vectors of different sizes";
 }
 
+// c plus `step` in every element: another version of the input, another answer.
+std::vector<float> shifted(const std::vector<float>& values, float step) {
+  std::vector<float> out(values);
+  for (float& value : out) value += step;
+  return out;
+}
+
 // Speed: bytes moved per second (3 reads + 1 write of 4 bytes per element)
 // against the device-to-device copy bandwidth measured in the same process.
+// c changes before every run (untimed), so the last run's d must be the answer
+// for the last c: an answer kept from an earlier call fails the check.
 void expect_copy_speed(const Launcher& launch) {
   const std::size_t n = std::size_t{1} << 26;
-  const Inputs in = make_inputs(n, Pattern::uniform);
-  const DeviceBuffer<float> a = workbook::to_device(in.a), b = workbook::to_device(in.b),
-                            c = workbook::to_device(in.c);
+  Inputs in = make_inputs(n, Pattern::uniform);
+  const DeviceBuffer<float> a = workbook::to_device(in.a), b = workbook::to_device(in.b);
+  DeviceBuffer<float> c = workbook::to_device(in.c);
   DeviceBuffer<float> d(n);
+  workbook::testing::AlternatingInput<float> c_versions(c, {in.c, shifted(in.c, 1.0f), shifted(in.c, 2.0f)});
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) { c_versions.next(stream); };
   const workbook::TimingResult timing =
-      workbook::time_gpu([&](cudaStream_t) { launch(a.data(), b.data(), c.data(), d.data(), n); });
-  // Speed counts only for correct results.
-  ASSERT_TRUE(matches(workbook::compare_floats(expected_d(in), d.to_host(), abc_tolerance()),
-                      describe_case(n, Pattern::uniform) + " (timed run)"));
+      workbook::time_gpu([&](cudaStream_t) { launch(a.data(), b.data(), c.data(), d.data(), n); }, options);
+  // Speed counts only for correct results: those of the last run's inputs.
+  in.c = c_versions.last();
+  ASSERT_TRUE(
+      matches(workbook::compare_floats(expected_d(in), d.to_host(), abc_tolerance()),
+              describe_case(n, Pattern::uniform) + " (the last timed run, c changed before each run)"));
   const double gbps = workbook::gigabytes_per_second(16.0 * static_cast<double>(n), timing.median_ms);
   std::printf("[  TIMING  ] %s\n", timing.summary().c_str());
   workbook::testing::expect_speed(
