@@ -30,6 +30,20 @@ class GpuTest : public ::testing::Test {
   void TearDown() override;
 };
 
+/// @brief The name of a case of a test parameterised by a size: "n4096".
+/// The grader's sanitizer mode reads the size from it (`/n<digits>`).
+/// @param[in] info GoogleTest's parameter info.
+/// @return "n" and the size.
+inline std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
+  return "n" + std::to_string(info.param);
+}
+
+/// @brief The seed of this run as failure messages print it: "seed=20261121".
+/// @return The text.
+inline std::string seed_text() {
+  return "seed=" + std::to_string(test_seed());
+}
+
 /// @brief Describes a generated test case for failure messages.
 /// @param[in] n Number of elements.
 /// @param[in] pattern The input pattern.

@@ -23,6 +23,7 @@ using workbook::testing::describe_case;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::size_name;
 
 using Launcher = std::function<void(const float*, const float*, const float*, float*, std::size_t)>;
 
@@ -83,10 +84,6 @@ const std::vector<std::size_t> kSizes = {1, 31, 32, 33, kThreadsPerBlock - 1, kT
                                          std::size_t{5} << 20,
                                          // 2^26 elements: 1 GiB moved, well above L2.
                                          std::size_t{1} << 26};
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
 
 class OneThreadPerElement : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 

@@ -32,6 +32,7 @@ using workbook::testing::describe_case;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::size_name;
 
 // Outputs are poisoned before each launch: int outputs with 0x7F bytes
 // (2139062143, far from any sum the tests make), float outputs with 0xFF bytes
@@ -186,10 +187,6 @@ TEST_P(ShuffleBlockReduce, WritesTheSumOfEachBlockSlice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BlockSizes, ShuffleBlockReduce, ::testing::ValuesIn(block_cases()), block_case_name);
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
 
 class WarpSums : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 

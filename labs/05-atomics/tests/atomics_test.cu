@@ -31,19 +31,13 @@ using workbook::Pattern;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::seed_text;
+using workbook::testing::size_name;
 
 // Sizes around a warp and a block, not multiples of either, and 2^26.
 constexpr std::size_t kLarge = std::size_t{1} << 26;
 const std::size_t kSizes[] = {
     1, 31, 32, 33, kThreadsPerBlock - 1, kThreadsPerBlock, kThreadsPerBlock + 1, 513, 1000, 100003, kLarge};
-
-std::string seed_text() {
-  return "seed=" + std::to_string(workbook::test_seed());
-}
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
 
 // ---------------------------------------------------------------------------
 // Part 1 on the host: layout, slot choice, set and total.

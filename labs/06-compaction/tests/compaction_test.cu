@@ -35,6 +35,8 @@ using workbook::DeviceBuffer;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::seed_text;
+using workbook::testing::size_name;
 
 // Outputs are filled with 0x7F bytes before each run: a position nobody wrote
 // reads 2139062143 (ints) or the same as a count.
@@ -52,14 +54,6 @@ constexpr std::size_t kLarge = std::size_t{1} << 26;
 constexpr std::size_t kTile = static_cast<std::size_t>(kTileSize);
 const std::size_t kSizes[] = {
     1, 31, 32, 33, 255, 256, 257, kTile - 1, kTile, kTile + 1, 100003, std::size_t{5} << 20, kLarge};
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
-
-std::string seed_text() {
-  return "seed=" + std::to_string(workbook::test_seed());
-}
 
 // ---------------------------------------------------------------------------
 // Which elements are kept.

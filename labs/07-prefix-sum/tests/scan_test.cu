@@ -29,6 +29,7 @@ using workbook::Pattern;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::size_name;
 
 // Outputs are poisoned before each launch: ints with 0x7F bytes (2139062143,
 // far from any prefix the tests make), floats with 0xFF bytes (a NaN). A value
@@ -125,10 +126,6 @@ std::vector<int> host_scan(const std::vector<int>& values, ScanKind kind, std::s
                                std::vector<int>(got.begin() + static_cast<long>(n), got.end())),
                  context + ", the " + std::to_string(kGuard) +
                      " guard elements after the output (nothing may be written there)");
-}
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
 }
 
 // ---------------------------------------------------------------------------

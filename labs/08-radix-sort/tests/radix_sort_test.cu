@@ -34,6 +34,8 @@ using workbook::DeviceBuffer;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::seed_text;
+using workbook::testing::size_name;
 
 // Outputs are filled with 0x7F bytes before each run: a position nobody wrote
 // reads 2139062143.
@@ -53,14 +55,6 @@ const std::size_t kSizes[] = {
 // The same without 2^26, for the int and float sorts (their host reference is slower).
 const std::size_t kSmallerSizes[] = {1,   31,        32,    33,        255,    256,
                                      257, kTile - 1, kTile, kTile + 1, 100003, std::size_t{5} << 20};
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
-
-std::string seed_text() {
-  return "seed=" + std::to_string(workbook::test_seed());
-}
 
 // ---------------------------------------------------------------------------
 // The inputs.

@@ -36,6 +36,8 @@ using workbook::DeviceBuffer;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::seed_text;
+using workbook::testing::size_name;
 
 // Bins are filled with 0x7F bytes before each run: a bin nobody wrote reads
 // 2139062143, more than any count of these tests.
@@ -43,10 +45,6 @@ constexpr int kPoisonByte = 0x7F;
 constexpr std::uint32_t kPoison = 0x7F7F7F7Fu;
 // Counts after the last bin: a kernel that writes past its bins overwrites them.
 constexpr std::size_t kGuard = 64;
-
-std::string seed_text() {
-  return "seed=" + std::to_string(workbook::test_seed());
-}
 
 // ---------------------------------------------------------------------------
 // Inputs
@@ -408,10 +406,6 @@ const std::size_t kByteSizes[] = {1,     15,    16,    17,    31,     32,
                                   33,    511,   512,   513,   4095,   4096,
                                   4097,  16383, 16384, 16385, 100003, (std::size_t{5} << 20) + 3,
                                   kLarge};
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
 
 class GlobalAtomics : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 

@@ -37,12 +37,10 @@ using workbook::DeviceBuffer;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::seed_text;
+using workbook::testing::size_name;
 
 constexpr int kPoisonByte = 0x7F;
-
-std::string seed_text() {
-  return "seed=" + std::to_string(workbook::test_seed());
-}
 
 std::uint64_t seed_for(Scene scene, std::size_t n) {
   return workbook::test_seed() * 31 + static_cast<std::uint64_t>(scene) * 1000003 + n;
@@ -158,10 +156,6 @@ TEST(MortonHelpers, MortonCodeInterleavesXHighestThenYThenZ) {
 
 const std::size_t kReduceSizes[] = {
     1, 2, 31, 32, 33, 255, 256, 257, 1000, 100003, std::size_t{1} << 18, (std::size_t{1} << 20) + 3};
-
-std::string size_name(const ::testing::TestParamInfo<std::size_t>& info) {
-  return "n" + std::to_string(info.param);
-}
 
 class SceneBox : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 
