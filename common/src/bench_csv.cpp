@@ -9,7 +9,7 @@ namespace workbook {
 namespace {
 
 std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
   std::string out = "\"";
   for (const char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
