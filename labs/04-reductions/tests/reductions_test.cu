@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cub_yardstick.cuh"
@@ -572,22 +573,51 @@ const std::vector<int>& speed_input() {
   return values;
 }
 
+// The values rotated by `step` within [-7, 7] (7 + 1 wraps to -7): another
+// version of the speed input with every element changed and the same bound.
+std::vector<int> rotated(const std::vector<int>& values, int step) {
+  const int bound = safe_int_bound(kSpeedSize);
+  std::vector<int> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out[i] = (values[i] + bound + step) % (2 * bound + 1) - bound;
+  }
+  return out;
+}
+
 void expect_sum_speed(Combine combine) {
-  const std::vector<int>& values = speed_input();
-  const int expected = host_sum(values);
-  const DeviceBuffer<int> in = workbook::to_device(values);
+  // Three versions of the input, changed before every timed run (untimed): an
+  // answer kept from an earlier call is the sum of another version.
+  std::vector<std::vector<int>> versions(3);
+  versions[0] = speed_input();
+  versions[1] = rotated(speed_input(), 1);
+  versions[2] = rotated(speed_input(), 2);
+  const int sums[3] = {host_sum(versions[0]), host_sum(versions[1]), host_sum(versions[2])};
+  // Rotating by 1 adds n and takes 15 off per wrap; 2^28 is no multiple of 15,
+  // so the sums differ. Checked anyway: equal sums would let a cached answer pass.
+  ASSERT_TRUE(sums[0] != sums[1] && sums[1] != sums[2] && sums[0] != sums[2])
+      << "test-setup error: the three versions of the speed input must have different sums, they have "
+      << sums[0] << ", " << sums[1] << " and " << sums[2];
+  DeviceBuffer<int> in = workbook::to_device(versions[0]);
+  workbook::testing::AlternatingInput<int> in_versions(in, std::move(versions));
   DeviceBuffer<int> result(1);
   DeviceBuffer<int> partials(kMaxGridBlocks);
   result.fill_bytes(kIntPoisonByte);
 
-  const workbook::TimingResult ours = workbook::time_gpu([&](cudaStream_t stream) {
-    reduce_sum(in.data(), kSpeedSize, result.data(), combine, partials.data(), stream);
-  });
-  // Speed counts only for correct code: check what the timed runs computed.
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
+  const workbook::TimingResult ours = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        reduce_sum(in.data(), kSpeedSize, result.data(), combine, partials.data(), stream);
+      },
+      options);
+  // Speed counts only for correct results: those of the last run's input.
+  const int expected = host_sum(in_versions.last());
   ASSERT_EQ(result.to_host()[0], expected)
       << "reduce_sum(int) with " << to_string(combine) << ", " << describe_case(kSpeedSize, Pattern::uniform)
-      << " (the timed runs)";
+      << " (the last timed run, input changed before each run)";
 
+  // CUB is timed without changing the input: it reads the last version, whose
+  // sum is `expected`.
   DeviceBuffer<int> cub_result(1);
   yardstick::CubReduction<int> cub(yardstick::CubOperation::sum, in.data(), kSpeedSize, cub_result.data());
   const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "atomics.cuh"
@@ -753,23 +754,65 @@ void report(const char* what, std::size_t n, const workbook::TimingResult& timin
               elements_per_second(n, timing.median_ms) / 1.0e9);
 }
 
+// Three versions of the values of the speed tests, for AlternatingInput:
+// version k adds 2k to every value (its parity stays) and 1 more to its first k
+// values, which start even. So the versions differ in every element and have
+// a, a + 1 and a + 2 odd values: their counts and their filters differ. The
+// values start in [-2^20, 2^20 - 4], so every version stays in [-2^20, 2^20].
+std::vector<std::vector<int>> speed_value_versions(std::size_t n) {
+  const std::vector<std::int32_t> drawn =
+      workbook::generate_ints(n, Pattern::uniform, workbook::test_seed(), -kValueLimit, kValueLimit - 4);
+  std::vector<int> base(drawn.begin(), drawn.end());
+  base[0] = 0;
+  base[1] = 0;
+  std::vector<std::vector<int>> versions(3, base);
+  for (std::size_t k = 1; k < 3; ++k) {
+    for (int& value : versions[k]) value += 2 * static_cast<int>(k);
+    for (std::size_t i = 0; i < k; ++i) versions[k][i] += 1;
+  }
+  return versions;
+}
+
+// Checks the construction above: equal odd counts would let a kept answer pass.
+::testing::AssertionResult odd_counts_differ(const std::vector<std::vector<int>>& versions) {
+  const std::size_t a = count_odd(versions[0]), b = count_odd(versions[1]), c = count_odd(versions[2]);
+  if (a != b && b != c && a != c) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "test-setup error: the three versions of the speed input must have different numbers of odd "
+            "values, they have "
+         << a << ", " << b << " and " << c;
+}
+
 class AtomicsSpeed : public GpuTest {};
+
+// In every speed test the input changes before every run of your function
+// (untimed), and the output of the last timed run is checked: an answer kept
+// from an earlier call is the answer for another input and fails.
 
 TEST_F(AtomicsSpeed, BlockAggregatedCountBeatsPerThreadAtomics) {
   const ValuesCase c{kSpeedN, Input::uniform};
-  const std::vector<int> values = make_values(c);
-  const DeviceBuffer<int> device_values = workbook::to_device(values);
+  std::vector<std::vector<int>> versions = speed_value_versions(c.n);
+  ASSERT_TRUE(odd_counts_differ(versions));
+  DeviceBuffer<int> device_values = workbook::to_device(versions[0]);
+  workbook::testing::AlternatingInput<int> value_versions(device_values, std::move(versions));
   DeviceBuffer<unsigned> count(1);
 
-  // The counts of the timed runs pile up; only the clean run after them is checked.
-  const workbook::TimingResult yours = workbook::time_gpu([&](cudaStream_t stream) {
-    launch_count_odd_block_aggregated(device_values.data(), c.n, count.data(), stream);
-  });
-  count.fill_bytes(0);
-  launch_count_odd_block_aggregated(device_values.data(), c.n, count.data());
-  ASSERT_EQ(count.to_host()[0], count_odd(values))
-      << "for " << describe(c) << " (a run after the timed ones)";
+  // The count is zeroed before every run too, so that it ends as the last run's count.
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) {
+    value_versions.next(stream);
+    CUDA_CHECK(cudaMemsetAsync(count.data(), 0, sizeof(unsigned), stream));
+  };
+  const workbook::TimingResult yours = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        launch_count_odd_block_aggregated(device_values.data(), c.n, count.data(), stream);
+      },
+      options);
+  // Speed counts only for correct results: those of the last run's input.
+  ASSERT_EQ(count.to_host()[0], count_odd(value_versions.last()))
+      << "for " << describe(c) << " (the last timed run, input changed before each run)";
 
+  // The yardstick reads the last version; its count piles up and is not checked.
   const workbook::TimingResult per_thread = workbook::time_gpu([&](cudaStream_t stream) {
     count_odd_per_thread<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(device_values.data(), c.n,
                                                                            count.data());
@@ -784,20 +827,34 @@ TEST_F(AtomicsSpeed, BlockAggregatedCountBeatsPerThreadAtomics) {
 
 TEST_F(AtomicsSpeed, BlockAggregatedFilterBeatsPerThreadAtomics) {
   const ValuesCase c{kSpeedN, Input::uniform};
-  const std::vector<int> values = make_values(c);
-  const DeviceBuffer<int> device_values = workbook::to_device(values);
+  std::vector<std::vector<int>> versions = speed_value_versions(c.n);
+  ASSERT_TRUE(odd_counts_differ(versions));
+  DeviceBuffer<int> device_values = workbook::to_device(versions[0]);
+  workbook::testing::AlternatingInput<int> value_versions(device_values, std::move(versions));
   DeviceBuffer<int> out(c.n + kGuard);
-  out.fill_bytes(kPoisonByte);
   DeviceBuffer<unsigned> out_count(1);
 
+  // The output is poisoned again before every run: the versions keep different
+  // numbers of values, and a longer earlier run must not leave values past the
+  // last run's count.
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) {
+    value_versions.next(stream);
+    CUDA_CHECK(cudaMemsetAsync(out.data(), kPoisonByte, out.bytes(), stream));
+  };
   // Each run starts from an empty output (the memset of 4 bytes is in both timings).
-  const workbook::TimingResult yours = workbook::time_gpu([&](cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
-    launch_filter_odd_block_aggregated(device_values.data(), c.n, out.data(), out_count.data(), stream);
-  });
-  check_filter_output(values, out, out_count, describe(c) + " (the output of the last timed run)");
-  if (HasFatalFailure()) return;
+  const workbook::TimingResult yours = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
+        launch_filter_odd_block_aggregated(device_values.data(), c.n, out.data(), out_count.data(), stream);
+      },
+      options);
+  // Speed counts only for correct results: those of the last run's input.
+  check_filter_output(value_versions.last(), out, out_count,
+                      describe(c) + " (the last timed run, input changed before each run)");
+  if (HasFailure()) return;
 
+  // The yardstick reads the last version; its output is not checked.
   const workbook::TimingResult per_thread = workbook::time_gpu([&](cudaStream_t stream) {
     CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
     filter_odd_per_thread_yardstick<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(
@@ -814,20 +871,37 @@ TEST_F(AtomicsSpeed, BlockAggregatedFilterBeatsPerThreadAtomics) {
 TEST_F(AtomicsSpeed, MatchAnyCountByKeyBeatsPlainAtomicsOnLongRuns) {
   const KeysCase c{kSpeedN, Keys::runs, 32};
   const std::vector<int> keys = make_keys(c);
-  const std::vector<unsigned> expected = host_counts(keys, 0);
-  const DeviceBuffer<int> device_keys = workbook::to_device(keys);
-  DeviceBuffer<unsigned> counts(expected.size());
-  counts.fill_bytes(0);
+  // Three versions of the keys: plus 0, 1 and 2. Every key changes, the runs
+  // stay runs of 32, and the counts differ: the first 0, 1 or 2 counts are 0.
+  std::vector<std::vector<int>> versions(3, keys);
+  for (std::size_t k = 1; k < 3; ++k) {
+    for (int& key : versions[k]) key += static_cast<int>(k);
+  }
+  // Room for the largest key of every version.
+  const std::size_t slots = static_cast<std::size_t>(*std::max_element(keys.begin(), keys.end())) + 3;
+  DeviceBuffer<int> device_keys = workbook::to_device(keys);
+  workbook::testing::AlternatingInput<int> key_versions(device_keys, std::move(versions));
+  DeviceBuffer<unsigned> counts(slots);
 
-  const workbook::TimingResult yours = workbook::time_gpu([&](cudaStream_t stream) {
-    launch_count_by_key_match_any(device_keys.data(), c.n, counts.data(), stream);
-  });
-  counts.fill_bytes(0);
-  launch_count_by_key_match_any(device_keys.data(), c.n, counts.data());
+  // The counts are zeroed before every run too, so that they end as the last run's counts.
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) {
+    key_versions.next(stream);
+    CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream));
+  };
+  const workbook::TimingResult yours = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        launch_count_by_key_match_any(device_keys.data(), c.n, counts.data(), stream);
+      },
+      options);
+  // Speed counts only for correct results: those of the last run's input.
+  std::vector<unsigned> expected = host_counts(key_versions.last(), 0);
+  expected.resize(slots, 0u);
   std::ostringstream context;
-  context << c << ", " << seed_text() << " (a run after the timed ones)";
+  context << c << ", " << seed_text() << " (the last timed run, input changed before each run)";
   ASSERT_TRUE(matches(compare_exact(expected, counts.to_host()), context.str()));
 
+  // The yardstick reads the last version; its counts pile up and are not checked.
   const workbook::TimingResult plain = workbook::time_gpu([&](cudaStream_t stream) {
     count_by_key_plain<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(device_keys.data(), c.n,
                                                                          counts.data());

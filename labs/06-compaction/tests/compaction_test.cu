@@ -16,6 +16,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compaction.cuh"
@@ -582,30 +583,76 @@ INSTANTIATE_TEST_SUITE_P(Sizes, UnorderedCompaction, ::testing::ValuesIn(kSizes)
 // the same 2^28 ints, both timed with workbook::time_gpu (cold L2, median).
 // The rate counts the bytes any compaction must move: every element read once
 // and every kept element written once (6 bytes per element at 50 % kept).
+//
+// The input changes before every run of compact() (untimed), so the last
+// run's output must be the answer for the last version: an answer kept from
+// an earlier call fails the check.
 
 constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
+
+// The three versions of the speed input: every element differs between any
+// two of them, and x < 0 keeps about half of each, but not the same half.
+// 0: the values; 1: every bit flipped (~x = -1 - x: the kept and the dropped
+// elements swap); 2: bit 0 flipped, and the sign bit too at odd indices (half
+// of the kept elements change). Per-tile counts kept from the first call are
+// then wrong too, not only the output.
+std::vector<std::vector<int>> speed_versions(std::vector<int> values) {
+  std::vector<std::vector<int>> versions(3);
+  versions[1].resize(values.size());
+  versions[2].resize(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    versions[1][i] = ~values[i];
+    versions[2][i] = values[i] ^ (i % 2 == 1 ? (INT_MIN | 1) : 1);
+  }
+  versions[0] = std::move(values);
+  return versions;
+}
+
+// Whether compacting a and b gives the same output: walks both kept
+// sequences in step and stops at the first difference (at once, usually).
+bool same_kept_values(const std::vector<int>& a, const std::vector<int>& b, KeepIf keep) {
+  std::size_t i = 0, j = 0;
+  while (true) {
+    while (i < a.size() && !keep(a[i])) ++i;
+    while (j < b.size() && !keep(b[j])) ++j;
+    if (i == a.size() || j == b.size()) return i == a.size() && j == b.size();
+    if (a[i++] != b[j++]) return false;
+  }
+}
 
 class CompactionSpeed : public GpuTest {};
 
 TEST_F(CompactionSpeed, StableCompactionReachesTargetFractionOfCub) {
   // Uniform over all ints and keep x < 0: half of them, in a random pattern.
-  const std::vector<int> values = workbook::generate_ints(kSpeedSize, workbook::Pattern::uniform,
-                                                          workbook::test_seed(), INT_MIN, INT_MAX);
   const KeepIf keep{Rule::less_than, 0};
-  const std::vector<int> expected = kept_values(values, keep);
-  const DeviceBuffer<int> in = workbook::to_device(values);
+  std::vector<std::vector<int>> versions = speed_versions(workbook::generate_ints(
+      kSpeedSize, workbook::Pattern::uniform, workbook::test_seed(), INT_MIN, INT_MAX));
+  for (std::size_t a = 0; a < 3; ++a) {
+    for (std::size_t b = a + 1; b < 3; ++b) {
+      ASSERT_FALSE(same_kept_values(versions[a], versions[b], keep))
+          << "test setup error: versions " << a << " and " << b
+          << " of the speed input have the same answer, so a kept answer could pass; " << seed_text();
+    }
+  }
+  DeviceBuffer<int> in = workbook::to_device(versions[0]);
+  workbook::testing::AlternatingInput<int> in_versions(in, std::move(versions));
   DeviceBuffer<int> out(kSpeedSize);
   DeviceBuffer<std::uint32_t> count(1);
   CompactionScratch scratch(kSpeedSize);
   out.fill_bytes(kPoisonByte);
   count.fill_bytes(kPoisonByte);
 
-  const workbook::TimingResult ours = workbook::time_gpu([&](cudaStream_t stream) {
-    compact(in.data(), kSpeedSize, keep, out.data(), scratch, count.data(), stream);
-  });
-  // Speed counts only for correct code: check what the timed runs computed.
-  const std::string context =
-      "compact, n=2^28 uniform ints, " + to_string(keep) + ", " + seed_text() + " (the timed runs)";
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
+  const workbook::TimingResult ours = workbook::time_gpu(
+      [&](cudaStream_t stream) {
+        compact(in.data(), kSpeedSize, keep, out.data(), scratch, count.data(), stream);
+      },
+      options);
+  // Speed counts only for correct results: those of the last run's input.
+  const std::vector<int> expected = kept_values(in_versions.last(), keep);
+  const std::string context = "compact, n=2^28 uniform ints, " + to_string(keep) + ", " + seed_text() +
+                              " (the last timed run, input changed before each run)";
   const std::uint32_t got_count = count.to_host()[0];
   ASSERT_EQ(got_count, expected.size())
       << "the kept count for " << context << ": got " << count_text(got_count);
@@ -613,6 +660,7 @@ TEST_F(CompactionSpeed, StableCompactionReachesTargetFractionOfCub) {
   CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * sizeof(int), cudaMemcpyDeviceToHost));
   ASSERT_TRUE(matches(compare_exact(expected, got), context));
 
+  // CUB reads the input as the last run left it: the version `expected` is for.
   DeviceBuffer<int> cub_out(kSpeedSize);
   DeviceBuffer<std::uint32_t> cub_count(1);
   yardstick::CubSelectIf cub(in.data(), kSpeedSize, keep, cub_out.data(), cub_count.data());

@@ -481,36 +481,66 @@ TEST_F(ReduceThenScanGrid, NeverOutgrowsTheBlockSums) {
 // the same buffer, all timed with workbook::time_gpu (cold L2, median). The
 // rate counts 8 bytes per element: one read and one write, what any scan must
 // move (reduce-then-scan reads the input twice, so its true traffic is 12).
+//
+// The input changes before every run of the student's scan (untimed), so the
+// last run's output must be the answer for the last version: an answer kept
+// from an earlier call fails the check.
 
 constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
-
 // Values in [-7, 7]: no prefix of 2^28 of them overflows an int.
+constexpr int kSpeedBound = 7;
+
 const std::vector<int>& speed_input() {
   static const std::vector<int> values =
-      workbook::generate_ints(kSpeedSize, Pattern::uniform, workbook::test_seed(), -7, 7);
+      workbook::generate_ints(kSpeedSize, Pattern::uniform, workbook::test_seed(), -kSpeedBound, kSpeedBound);
   return values;
 }
 
-const std::vector<int>& speed_expected() {
-  static const std::vector<int> expected = host_scan(speed_input(), ScanKind::exclusive, kSpeedSize);
-  return expected;
+// values + shift, wrapped around into [-7, 7] (7 + 1 becomes -7): still
+// uniform in [-7, 7], so no prefix overflows, and for shift 1 or 2 every
+// element changes. Every whole tile's sum changes too (a tile's length is no
+// multiple of 15), so tile sums kept from the first call are wrong as well.
+std::vector<int> wrapped_plus(const std::vector<int>& values, int shift) {
+  constexpr int kValues = 2 * kSpeedBound + 1;
+  std::vector<int> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out[i] = (values[i] + kSpeedBound + shift) % kValues - kSpeedBound;
+  return out;
+}
+
+// The three versions of the speed input: the values, then the values plus 1
+// and plus 2 (wrapped). Built one by one, not from a braced list, which would
+// copy each GiB once more.
+std::vector<std::vector<int>> speed_versions() {
+  std::vector<std::vector<int>> versions;
+  versions.push_back(speed_input());
+  versions.push_back(wrapped_plus(speed_input(), 1));
+  versions.push_back(wrapped_plus(speed_input(), 2));
+  return versions;
 }
 
 void expect_scan_speed(const char* what,
                        const std::function<void(const int*, int*, cudaStream_t)>& ours_run) {
-  const DeviceBuffer<int> in = workbook::to_device(speed_input());
+  DeviceBuffer<int> in = workbook::to_device(speed_input());
+  // The three versions differ in element 0, so their exclusive scans differ in element 1.
+  workbook::testing::AlternatingInput<int> in_versions(in, speed_versions());
   DeviceBuffer<int> out(kSpeedSize);
   out.fill_bytes(kIntPoisonByte);
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
   const workbook::TimingResult ours =
-      workbook::time_gpu([&](cudaStream_t stream) { ours_run(in.data(), out.data(), stream); });
-  // Speed counts only for correct code: check what the timed runs computed.
-  ASSERT_TRUE(matches(compare_exact(speed_expected(), out.to_host()),
-                      describe(what, kSpeedSize, Input::uniform, ScanKind::exclusive) + " (the timed runs)"));
+      workbook::time_gpu([&](cudaStream_t stream) { ours_run(in.data(), out.data(), stream); }, options);
+  // Speed counts only for correct results: those of the last run's input.
+  const std::vector<int> expected = host_scan(in_versions.last(), ScanKind::exclusive, kSpeedSize);
+  ASSERT_TRUE(matches(compare_exact(expected, out.to_host()),
+                      describe(what, kSpeedSize, Input::uniform, ScanKind::exclusive) +
+                          " (the last timed run, input changed before each run)"));
 
+  // CUB scans the input as the last run left it: the version `expected` is for.
   DeviceBuffer<int> cub_out(kSpeedSize);
   yardstick::CubExclusiveSum cub(in.data(), cub_out.data(), kSpeedSize);
   const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
-  ASSERT_TRUE(matches(compare_exact(speed_expected(), cub_out.to_host()), "cub::DeviceScan::ExclusiveSum"));
+  ASSERT_TRUE(matches(compare_exact(expected, cub_out.to_host()), "cub::DeviceScan::ExclusiveSum"));
 
   const double bytes = static_cast<double>(2 * kSpeedSize * sizeof(int));
   const double gbps = workbook::gigabytes_per_second(bytes, ours.median_ms);

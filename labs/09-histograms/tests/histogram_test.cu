@@ -18,6 +18,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cub_yardstick.cuh"
@@ -770,23 +771,72 @@ INSTANTIATE_TEST_SUITE_P(Sizes, WideHistogram, ::testing::ValuesIn(kWideSizes), 
 // on the same 2^30 bytes, both timed with workbook::time_gpu (cold L2,
 // median). The rate is input bytes per second: a histogram reads every byte
 // once and writes 1 KiB.
+//
+// The input changes before every run of histogram_lane_copies() (untimed), so
+// the last run's bins must be the answer for the last version: an answer kept
+// from an earlier call fails the check.
 
 constexpr std::size_t kSpeedBytes = std::size_t{1} << 30;  // 1 GiB, 20 times an H100's L2
 
+// Every byte plus `shift`, modulo 256: uniform bytes stay uniform, a single
+// bin stays a single bin (255 becomes 0, then 1).
+std::vector<std::uint8_t> plus_bytes(const std::vector<std::uint8_t>& bytes, int shift) {
+  std::vector<std::uint8_t> out(bytes.size());
+  for (std::size_t i = 0; i < bytes.size(); ++i) out[i] = static_cast<std::uint8_t>(bytes[i] + shift);
+  return out;
+}
+
+// The histogram of plus_bytes(bytes, shift) from that of bytes: the count of
+// bin b moves to bin b + shift (mod 256). No second pass over a GiB.
+std::vector<std::uint32_t> plus_histogram(const std::vector<std::uint32_t>& bins, int shift) {
+  constexpr std::size_t bin_count = kBins;
+  std::vector<std::uint32_t> out(bin_count);
+  for (std::size_t b = 0; b < bin_count; ++b)
+    out[(b + static_cast<std::size_t>(shift)) % bin_count] = bins[b];
+  return out;
+}
+
 void expect_histogram_speed(Input input) {
-  const std::vector<std::uint8_t> bytes = make_bytes(kSpeedBytes, input);
-  const std::vector<std::uint32_t> expected = host_histogram(bytes);
-  const DeviceBuffer<std::uint8_t> in = workbook::to_device(bytes);
+  // Three versions: the bytes, then the bytes plus 1 and plus 2 (mod 256),
+  // so every byte differs between any two of them. Version k's histogram is
+  // the first one moved up k bins.
+  std::vector<std::vector<std::uint8_t>> versions;
+  versions.push_back(make_bytes(kSpeedBytes, input));
+  versions.push_back(plus_bytes(versions[0], 1));
+  versions.push_back(plus_bytes(versions[0], 2));
+  const std::vector<std::uint32_t> first_bins = host_histogram(versions[0]);
+  const std::vector<std::vector<std::uint32_t>> expected_of = {first_bins, plus_histogram(first_bins, 1),
+                                                               plus_histogram(first_bins, 2)};
+  // Two are equal only if the counts repeat every 1 or 2 bins (all 2^22, say):
+  // not for a seeded input, but a kept answer could then pass.
+  for (std::size_t a = 0; a < 3; ++a) {
+    for (std::size_t b = a + 1; b < 3; ++b) {
+      ASSERT_TRUE(expected_of[a] != expected_of[b])
+          << "test setup error: versions " << a << " and " << b
+          << " of the speed input have the same histogram, so a kept answer could pass; " << seed_text();
+    }
+  }
+  const std::uint8_t first_byte = versions[0][0];
+  DeviceBuffer<std::uint8_t> in = workbook::to_device(versions[0]);
+  workbook::testing::AlternatingInput<std::uint8_t> in_versions(in, std::move(versions));
   DeviceBuffer<std::uint32_t> bins(kBins + kGuard);
   bins.fill_bytes(kPoisonByte);
+  workbook::TimingOptions options;
+  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
   const workbook::TimingResult ours = workbook::time_gpu(
-      [&](cudaStream_t stream) { histogram_lane_copies(in.data(), kSpeedBytes, bins.data(), stream); });
-  // Speed counts only for correct code: check what the timed runs computed.
+      [&](cudaStream_t stream) { histogram_lane_copies(in.data(), kSpeedBytes, bins.data(), stream); },
+      options);
+  // Speed counts only for correct results: those of the last run's input,
+  // version k = its first byte minus the first version's (mod 256).
+  const std::uint8_t last_version = static_cast<std::uint8_t>(in_versions.last()[0] - first_byte);
+  const std::vector<std::uint32_t>& expected = expected_of[last_version];
   const std::string context =
-      describe("histogram_lane_copies", kSpeedBytes, "bytes", to_string(input, false)) + " (the timed runs)";
+      describe("histogram_lane_copies", kSpeedBytes, "bytes", to_string(input, false)) +
+      " (the last timed run, input changed before each run)";
   expect_histogram(expected, bins.to_host(), kSpeedBytes, context);
   ASSERT_FALSE(::testing::Test::HasFailure()) << "no speed for a wrong histogram";
 
+  // CUB counts the input as the last run left it: the version `expected` is for.
   DeviceBuffer<std::uint32_t> cub_bins(kBins + kGuard);
   cub_bins.fill_bytes(kPoisonByte);
   yardstick::CubByteHistogram cub(in.data(), kSpeedBytes, cub_bins.data());
