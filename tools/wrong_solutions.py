@@ -10,8 +10,17 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 ./workbook grade, run beside it by tools/gpu_checks.sh).
 
   tools/wrong_solutions.py check [--compile]   every mutation applies (and compiles; no GPU needed)
-  tools/wrong_solutions.py run [LAB...]    grade them (needs a GPU; minutes per lab)
+  tools/wrong_solutions.py run [--jobs N] [LAB...]   grade them (needs a GPU; minutes per lab)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
+
+A wrong solution must lose points where its mistake is: in the lab's
+correctness groups, unless its entry says "where": "speed" (a mistake that
+only makes the code slow, or a wrong answer that only a speed test's check of
+the timed runs sees). `--jobs N` grades N wrong solutions at once on the one
+GPU, each in a build folder of its own (build/wrong-solutions-K): sharing the
+GPU can slow a speed test but cannot fix a wrong answer, so those verdicts
+stand; the "where": "speed" ones are graded afterwards, one at a time, with
+the GPU to themselves.
 
 `run` exits 77 without a GPU (ctest reports it skipped, with the reason), and
 without WORKBOOK_SLOW_TESTS=1 when started by ctest (it takes many minutes).
@@ -23,10 +32,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTATIONS = ROOT / "tools" / "wrong_solutions" / "mutations.json"
+RUBRIC = ROOT / "grader" / "rubric.json"
 SKIP = 77
 
 
@@ -81,6 +93,8 @@ def check(compile_them=False):
         for mutation in items:
             if mutation.get("expect") not in ("loses", "refused"):
                 problems.append(f"{lab}: '{mutation.get('name')}': expect must be 'loses' or 'refused'")
+            if mutation.get("where", "correctness") not in ("correctness", "speed"):
+                problems.append(f"{lab}: '{mutation.get('name')}': where must be 'correctness' (the default) or 'speed'")
             try:
                 source = mutated(lab, labs[lab], mutation)
                 count += 1
@@ -89,7 +103,8 @@ def check(compile_them=False):
                 continue
             # A wrong solution that does not compile tests the compiler, not the grader.
             if compile_them and mutation["expect"] == "loses":
-                error = compiles(lab, source, Path(tempfile.mkdtemp(prefix="wrong-solution-")))
+                with tempfile.TemporaryDirectory(prefix="wrong-solution-") as work:
+                    error = compiles(lab, source, Path(work))
                 if error:
                     problems.append(f"{lab}: '{mutation['name']}' does not compile:\n{error}")
     for problem in problems:
@@ -107,8 +122,17 @@ def have_gpu():
         return False
 
 
-def grade(lab, base, mutation, work):
-    """Grades one wrong solution as a submission; returns (points, max, refused, log path)."""
+def speed_item_names():
+    """The report names of every lab's speed items ("02-abc: grid-stride loop: bandwidth")."""
+    labs = json.loads(RUBRIC.read_text())["labs"]
+    return {f"{lab}: {item['name']}" for lab, rubric in labs.items() for item in rubric.get("speed", [])}
+
+
+def grade(lab, base, mutation, work, build=None):
+    """Grades one wrong solution as a submission in `work`.
+
+    Returns (report or None, log path). `build` is the build folder to use
+    (default: the grader's own build/submission)."""
     submission = work / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     (submission / "labs" / lab).mkdir(parents=True)
@@ -118,17 +142,37 @@ def grade(lab, base, mutation, work):
     log = work / f"{lab}-{re.sub(r'[^a-z0-9]+', '-', mutation['name'].lower())}.log"
     command = [str(ROOT / "workbook"), "grade", lab, "--submission", str(submission), "--json", str(results),
                "--color", "never", *mutation.get("grade_args", [])]
+    env = dict(os.environ, **({"WORKBOOK_BUILD_DIR": str(build)} if build else {}))
     with open(log, "w") as out:
-        subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
     if not results.exists():
-        return None, None, False, log
-    report = json.loads(results.read_text())
-    most = sum(test.get("max_score", 0.0) for test in report.get("tests", []))
-    refused = f"{lab}: refused: " in report.get("output", "")
-    return report.get("score", 0.0), most, refused, log
+        return None, log
+    return json.loads(results.read_text()), log
 
 
-def run(selected):
+def verdict(lab, mutation, report, log, speed_items):
+    """(points shown, verdict text, ok) for one graded wrong solution."""
+    if report is None:
+        return "-", f"NOT GRADED (see {log})", False
+    tests = report.get("tests", [])
+    points, most = report.get("score", 0.0), sum(test.get("max_score", 0.0) for test in tests)
+    shown = f"{points:.1f}/{most:.1f}"
+    if mutation["expect"] == "refused":
+        ok = f"{lab}: refused: " in report.get("output", "") and points == 0
+        return shown, "refused" if ok else f"NOT REFUSED (see {log})", ok
+    if mutation.get("where") == "speed":
+        ok = points < most
+        return shown, "loses points" if ok else f"KEPT FULL MARKS (see {log})", ok
+    lost = sum(test.get("max_score", 0.0) - test.get("score", 0.0) for test in tests
+               if test.get("name") not in speed_items)
+    if lost > 0:
+        return shown, f"loses points ({lost:g} for correctness)", True
+    if points < most:
+        return shown, f"LOST ONLY SPEED POINTS: its mistake went unseen (see {log})", False
+    return shown, f"KEPT FULL MARKS (see {log})", False
+
+
+def run(selected, jobs=1):
     if not have_gpu():
         print("wrong_solutions: skipped: no NVIDIA GPU here (grading needs one)")
         return SKIP
@@ -137,25 +181,39 @@ def run(selected):
               "set WORKBOOK_SLOW_TESTS=1 to run it from ctest, or run tools/wrong_solutions.py run")
         return SKIP
     labs = labs_in_cmake()
-    failures = 0
+    speed_items = speed_item_names()
+    chosen = [(lab, mutation) for lab, items in load().items()
+              if not selected or any(lab == s or lab[3:] == s or lab[:2] == s for s in selected)
+              for mutation in items]
+    shared = [item for item in chosen if item[1].get("where") != "speed"]
+    alone = [item for item in chosen if item[1].get("where") == "speed"]
     work = Path(tempfile.mkdtemp(prefix="wrong-solutions-"))
-    print(f"{'lab':<16}{'wrong solution':<40}{'points':>14}  verdict")
-    for lab, items in load().items():
-        if selected and not any(lab == s or lab[3:] == s or lab[:2] == s for s in selected):
-            continue
-        for mutation in items:
-            points, most, refused, log = grade(lab, labs[lab], mutation, work)
-            if points is None:
-                verdict, ok = f"NOT GRADED (see {log})", False
-            elif mutation["expect"] == "refused":
-                ok = refused and points == 0
-                verdict = "refused" if ok else f"NOT REFUSED (see {log})"
-            else:
-                ok = points < most
-                verdict = "loses points" if ok else f"KEPT FULL MARKS (see {log})"
-            failures += 0 if ok else 1
-            shown = "-" if points is None else f"{points:.1f}/{most:.1f}"
-            print(f"{lab:<16}{mutation['name'][:38]:<40}{shown:>14}  {verdict}", flush=True)
+    free_slots = list(range(jobs))
+    lock = threading.Lock()
+    failures = []
+
+    def grade_one(lab, mutation, parallel):
+        with lock:
+            slot = free_slots.pop()
+        try:
+            folder = work / f"worker-{slot}"
+            folder.mkdir(exist_ok=True)
+            build = ROOT / "build" / f"wrong-solutions-{slot}" if parallel else None
+            report, log = grade(lab, labs[lab], mutation, folder, build)
+            shown, text, ok = verdict(lab, mutation, report, log, speed_items)
+            with lock:
+                failures.extend([] if ok else [mutation["name"]])
+                print(f"{lab:<16}{mutation['name'][:38]:<40}{shown:>14}  {text}", flush=True)
+        finally:
+            with lock:
+                free_slots.append(slot)
+
+    print(f"{'lab':<16}{'wrong solution':<40}{'points':>14}  verdict", flush=True)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for future in [pool.submit(grade_one, lab, mutation, jobs > 1) for lab, mutation in shared]:
+            future.result()
+    for lab, mutation in alone:  # the GPU to themselves: their loss is in a speed test
+        grade_one(lab, mutation, False)
     print(f"logs in {work}")
     return 1 if failures else 0
 
@@ -176,7 +234,15 @@ def main(argv):
         return check(compile_them="--compile" in argv[1:])
     if argv[0] == "list":
         return list_all()
-    return run(argv[1:])
+    args, jobs = argv[1:], 1
+    if "--jobs" in args:
+        at = args.index("--jobs")
+        if at + 1 >= len(args) or not args[at + 1].isdigit() or int(args[at + 1]) < 1:
+            print("wrong_solutions: --jobs needs a positive number, e.g. --jobs 3", file=sys.stderr)
+            return 2
+        jobs = int(args[at + 1])
+        del args[at:at + 2]
+    return run(args, jobs)
 
 
 if __name__ == "__main__":
