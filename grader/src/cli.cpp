@@ -1,8 +1,10 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include "error.hpp"
 #include "sanitizer.hpp"
@@ -31,6 +33,14 @@ double parse_scale(const std::string& text) {
   return value;
 }
 
+int parse_jobs(const std::string& text) {
+  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(text) < 1) {
+    throw GraderError("--jobs needs a whole number of test programs from 1 to 999, got '" + text + "'");
+  }
+  return std::stoi(text);
+}
+
 ColorMode parse_color(const std::string& text) {
   if (text == "auto") return ColorMode::automatic;
   if (text == "always") return ColorMode::always;
@@ -39,6 +49,13 @@ ColorMode parse_color(const std::string& text) {
 }
 
 }  // namespace
+
+int default_jobs() {
+  // Four programs keep an H100 busy with a lab's small correctness tests
+  // (grade --solutions: see grader/README.md); more mostly add CUDA contexts.
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(std::min(4U, cores));
+}
 
 Options parse_command_line(const std::vector<std::string>& args) {
   Options options;
@@ -99,6 +116,8 @@ Options parse_command_line(const std::vector<std::string>& args) {
       options.seed = parse_seed(value());
     } else if (name == "--timeout-scale") {
       options.timeout_scale = parse_scale(value());
+    } else if (name == "--jobs" || name == "-j") {
+      options.jobs = parse_jobs(value());
     } else if (name == "--color" || name == "--colour") {
       options.color = parse_color(value());
     } else {
@@ -127,6 +146,9 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
 --timeout-scale X     multiply every time limit (each lab's and each test's) by X
                       (slow GPUs, sanitizers)
+--jobs N, -j N        run a lab's correctness tests in N test programs at once
+                      (default 4, or the number of cores when fewer); speed
+                      tests always run afterwards, alone on the GPU
 --sanitize[=TOOLS]    also run each lab's small correctness tests under
                       compute-sanitizer (memcheck, racecheck, synccheck,
                       initcheck; default all, or e.g. --sanitize=memcheck,racecheck):

@@ -23,6 +23,7 @@ struct Options {
   bool solutions = false;                             ///< --solutions: grade the reference solutions.
   std::optional<std::uint64_t> seed;                  ///< --seed.
   double timeout_scale = 1.0;                         ///< --timeout-scale.
+  int jobs = 0;                                       ///< --jobs; 0: the default (default_jobs()).
   ColorMode color = ColorMode::automatic;             ///< --color.
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
@@ -36,6 +37,11 @@ struct Options {
 /// @return The options.
 /// @throws GraderError (one line) for an unknown option or a bad value.
 Options parse_command_line(const std::vector<std::string>& args);
+
+/// @brief How many test programs of a lab run at once when --jobs is not given:
+/// 4, or fewer on a machine with fewer cores.
+/// @return At least 1.
+int default_jobs();
 
 /// @brief The --help text.
 /// @return The usage, several lines.

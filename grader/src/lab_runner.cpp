@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "glob.hpp"
 #include "process.hpp"
@@ -417,6 +420,7 @@ void run_tests(const RunOptions& options, const Env& env, Clock::time_point dead
     }
     const Attempt attempt = run_attempt(options, env, attempt_index, deadline, tests);
     ++run->processes;
+    run->logs.push_back(attempt.log_path);
     note_dropped_output(attempt, run);
     switch (attempt.outcome.end) {
       case ProcessOutcome::End::timed_out:
@@ -436,6 +440,100 @@ void run_tests(const RunOptions& options, const Env& env, Clock::time_point dead
         break;
     }
   }
+}
+
+/// One share of a lab's tests, run by its own chain of processes in its own
+/// folder (share-1, share-2, ...; "alone" for the tests that need the GPU to
+/// themselves).
+struct Share {
+  RunOptions options;
+  LabTests tests;
+  LabRun run;
+};
+
+Share make_share(const RunOptions& options, const LabTests& lab, std::vector<std::string> names,
+                 const std::string& folder) {
+  Share share;
+  share.options = options;
+  share.options.work_dir = options.work_dir + "/" + folder;
+  std::error_code ignored;
+  std::filesystem::create_directories(share.options.work_dir, ignored);
+  const std::set<std::string> mine(names.begin(), names.end());
+  share.options.select = [mine](const std::string& test) {
+    return mine.count(test) != 0;
+  };  // Always a filter.
+  share.tests.all_listed = lab.all_listed;
+  share.tests.listed = names;
+  share.tests.order = names;
+  share.tests.known = mine;
+  return share;
+}
+
+/// Adds a share's results, notes (each once) and logs to the lab's.
+void merge_share(Share& share, LabTests& tests, LabRun* run) {
+  for (auto& [name, result] : share.tests.results) {
+    tests.add_unlisted(name);
+    tests.results[name] = std::move(result);
+  }
+  for (const std::string& note : share.run.notes) {
+    if (std::find(run->notes.begin(), run->notes.end(), note) == run->notes.end()) run->notes.push_back(note);
+  }
+  run->logs.insert(run->logs.end(), share.run.logs.begin(), share.run.logs.end());
+  run->processes += share.run.processes;
+  run->timed_out = run->timed_out || share.run.timed_out;
+  if (run->error.empty()) run->error = share.run.error;
+}
+
+/// Stage 2 with RunOptions::shards > 1: the tests that may share the GPU are
+/// dealt round-robin into that many shares, which run at once (each resumes
+/// after its own crashes and hangs); then the tests that run alone (speed
+/// tests: their timings must not share the GPU) run by themselves. The lab's
+/// budget covers all of it.
+void run_in_shares(const RunOptions& options, const Env& env, Clock::time_point deadline, LabTests& tests,
+                   LabRun* run) {
+  std::vector<std::vector<std::string>> dealt(static_cast<std::size_t>(options.shards));
+  std::vector<std::string> alone;
+  std::size_t next = 0;
+  for (const std::string& name : tests.listed) {
+    if (options.runs_alone && options.runs_alone(name)) {
+      alone.push_back(name);
+    } else {
+      dealt[next++ % dealt.size()].push_back(name);
+    }
+  }
+  std::vector<Share> shares;
+  for (std::size_t k = 0; k < dealt.size(); ++k) {
+    if (!dealt[k].empty())
+      shares.push_back(make_share(options, tests, dealt[k], "share-" + std::to_string(k + 1)));
+  }
+  if (!alone.empty()) shares.push_back(make_share(options, tests, alone, "alone"));
+
+  // Progress is the sum over the shares, reported under one lock.
+  std::mutex progress_lock;
+  std::vector<std::size_t> finished(shares.size(), 0);
+  for (std::size_t k = 0; k < shares.size(); ++k) {
+    shares[k].options.progress = [&, k](std::size_t done, std::size_t) {
+      if (!options.progress) return;
+      const std::lock_guard<std::mutex> hold(progress_lock);
+      finished[k] = done;
+      std::size_t sum = 0;
+      for (std::size_t count : finished) sum += count;
+      options.progress(sum, tests.listed.size());
+    };
+  }
+  const auto run_share = [&](Share& share) {
+    try {
+      run_tests(share.options, env, deadline, share.tests, &share.run);
+    } catch (const std::exception& error) {  // The lab's fault never throws; the machine's might.
+      share.run.error = std::string("the grader could not run these tests: ") + error.what();
+    }
+  };
+  const std::size_t together = alone.empty() ? shares.size() : shares.size() - 1;
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < together; ++k) threads.emplace_back(run_share, std::ref(shares[k]));
+  for (std::thread& thread : threads) thread.join();
+  if (!alone.empty()) run_share(shares.back());
+  for (Share& share : shares) merge_share(share, tests, run);
 }
 
 }  // namespace
@@ -507,7 +605,11 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   if (!tests.listed.empty()) {
     tests.order = tests.listed;
     tests.known.insert(tests.listed.begin(), tests.listed.end());
-    run_tests(options, env, deadline, tests, &run);
+    if (options.shards > 1) {
+      run_in_shares(options, env, deadline, tests, &run);
+    } else {
+      run_tests(options, env, deadline, tests, &run);
+    }
   }
   for (const std::string& name : tests.order) {
     const auto it = tests.results.find(name);

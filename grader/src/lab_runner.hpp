@@ -45,6 +45,7 @@ struct LabRun {
   double seconds = 0;              ///< Wall-clock time of all its processes.
   int processes = 0;               ///< How many times its test program was started (listing excluded).
   std::string log_dir;             ///< Where its logs are.
+  std::vector<std::string> logs;   ///< Every test program's log (not the listing's), in run order.
 };
 
 /// @brief A lab's time limits in seconds, already scaled (see make_time_limits()).
@@ -88,15 +89,24 @@ struct RunOptions {
   std::function<bool(const std::string&)> select;
   /// When set, each test select() leaves out is reported skipped with this
   /// message; when empty, it is left out of the results.
-  std::string unselected_message;  /// Run the program in the sandbox (sandbox.hpp), with its resource limits.
+  std::string unselected_message;
+  /// Run the program in the sandbox (sandbox.hpp), with its resource limits.
   bool sandbox = false;
+  /// How many test programs run at once (each on a share of the tests);
+  /// 1: one program at a time, in the lab's own work_dir.
+  int shards = 1;
+  /// With shards > 1: the tests that run after the shares, by themselves
+  /// (speed tests); unset: none.
+  std::function<bool(const std::string&)> runs_alone;
 };
 
 /// @brief Runs a lab: lists its tests, runs them in a child process, stops
 /// the process when a test overruns its limit, resumes the tests not yet run
 /// in a fresh process after a crash or an overrun (at most kMaxRestarts
-/// times), and stops everything when the lab's budget is spent. Never throws
-/// for anything the lab does.
+/// times), and stops everything when the lab's budget is spent. With
+/// RunOptions::shards > 1, that many programs run at once, each on a share of
+/// the tests, and then the runs_alone tests by themselves. Never throws for
+/// anything the lab does.
 /// @param[in] lab_id The lab's id, for messages.
 /// @param[in] options How to run it.
 /// @return The results: one entry per test.

@@ -285,6 +285,9 @@ int grade(const std::vector<std::string>& args) {
     run_options.seed = options.seed;
     run_options.limits = make_time_limits(lab_rubric, options.timeout_scale);
     run_options.sandbox = options.sandbox;
+    // Correctness tests share the GPU; speed tests get it to themselves.
+    run_options.shards = options.jobs > 0 ? options.jobs : default_jobs();
+    run_options.runs_alone = in_speed_suite;
     run_options.work_dir = report.log_dir + "/" + labs[i].id;
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };

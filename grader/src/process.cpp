@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -35,7 +36,26 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 /// endless flood still lets the loop look at the clock and the child.
 constexpr int kMaxReadsPerDrain = 64;
 
-volatile sig_atomic_t g_running_group = 0;
+/// The process groups of the running test programs (0: a free slot). A lab's
+/// correctness tests run in several programs at once; a signal handler kills
+/// them all, so the slots are lock-free atomics, safe to read there.
+constexpr std::size_t kMaxRunningGroups = 64;
+std::atomic<pid_t> g_running_groups[kMaxRunningGroups];
+static_assert(std::atomic<pid_t>::is_always_lock_free, "the signal handler reads these");
+
+void remember_group(pid_t group) {
+  for (std::atomic<pid_t>& slot : g_running_groups) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, group)) return;
+  }  // More than 64 at once: that one is not killed by Ctrl-C, only by its deadline.
+}
+
+void forget_group(pid_t group) {
+  for (std::atomic<pid_t>& slot : g_running_groups) {
+    pid_t mine = group;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
 
 int open_output(const std::string& path) {
   return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -352,14 +372,14 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
     return outcome;
   }
   ::setpgid(pid, pid);  // Also here: whichever of parent and child runs first.
-  g_running_group = pid;
+  remember_group(pid);
 
   int exec_error = 0;
   const ssize_t got = ::read(status_pipe[0], &exec_error, sizeof exec_error);
   ::close(status_pipe[0]);
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     ::waitpid(pid, nullptr, 0);
-    g_running_group = 0;
+    forget_group(pid);
     output.finish(&outcome);
     outcome.error = "cannot run " + spec.argv[0] + ": " + std::strerror(exec_error);
     return outcome;
@@ -367,7 +387,7 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
 
   const int status = supervise(pid, deadline, should_stop, output, &outcome);
   kill_group(pid);  // Whatever the lab left running in its group.
-  g_running_group = 0;
+  forget_group(pid);
   output.drain_rest();
   output.finish(&outcome);
   outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -457,8 +477,10 @@ std::string tail_lines(const std::string& path, std::size_t count) {
 }
 
 void kill_running_child() {
-  const pid_t group = g_running_group;
-  if (group > 0) ::kill(-group, SIGKILL);
+  for (const std::atomic<pid_t>& slot : g_running_groups) {
+    const pid_t group = slot.load();
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
 }
 
 }  // namespace workbook::grader

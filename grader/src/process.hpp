@@ -143,7 +143,7 @@ std::string tail_lines(const std::string& path, std::size_t count);
 /// @return Its contents, or an empty string when it cannot be read.
 std::string read_text_file(const std::string& path);
 
-/// @brief Kills the process group of the child that is running now, if any.
+/// @brief Kills the process groups of the children running now, if any.
 /// Async-signal-safe: for the grader's SIGINT/SIGTERM handler, so a Ctrl-C does
 /// not leave a hung lab running on the GPU.
 void kill_running_child();

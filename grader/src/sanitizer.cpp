@@ -202,8 +202,7 @@ void run_sanitizers(const std::vector<std::string>& tools, const LabRubric& lab,
     const RunOptions under = options_under(tool, lab, options);
     const LabRun checked = run_lab(run.lab_id, under);
     std::string log;
-    for (int attempt = 1; attempt <= checked.processes; ++attempt)
-      log += read_text_file(under.work_dir + "/run-" + std::to_string(attempt) + ".log");
+    for (const std::string& path : checked.logs) log += read_text_file(path);
     const std::vector<SanitizerFinding> findings = parse_sanitizer_log(log);
     const auto& gate = lab.sanitize_gate;
     if (std::find(gate.begin(), gate.end(), tool) != gate.end()) {

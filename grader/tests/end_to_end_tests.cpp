@@ -149,9 +149,10 @@ std::string testcase(const std::string& xml, const std::string& name) {
 }
 
 TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
-  const GraderRun run =
-      grade(manifest_arg() + " --seed 42 --color never --json '" + (dir_ / "out/gs/results.json").string() +
-            "' --junit '" + (dir_ / "out/junit/report.xml").string() + "'");
+  // --jobs 1: one chain of test programs, whose restarts and logs this test follows.
+  const GraderRun run = grade(manifest_arg() + " --jobs 1 --seed 42 --color never --json '" +
+                              (dir_ / "out/gs/results.json").string() + "' --junit '" +
+                              (dir_ / "out/junit/report.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_LT(run.seconds, 30.0) << "the hung lab was not stopped";
 
@@ -217,10 +218,11 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
 }
 
 TEST_F(GraderEndToEnd, AHungTestCostsOnlyThatTest) {
+  // --jobs 1: one chain of test programs, whose restarts and logs this test follows.
   set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
       "groups": [{"name": "all", "tests": ["Hang.*"], "points": 3, "test_timeout_s": 0.3}]})");
   const GraderRun run =
-      grade(manifest_arg() + " 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
+      grade(manifest_arg() + " --jobs 1 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_LT(run.seconds, 10.0) << "the hung test was not stopped at its own limit";
   const std::string xml = read_file(dir_ / "j.xml");
@@ -236,6 +238,54 @@ TEST_F(GraderEndToEnd, AHungTestCostsOnlyThatTest) {
       std::string::npos)
       << run.out;
   EXPECT_EQ(run.out.find("(timed out)"), std::string::npos) << "the lab's budget was not spent: " << run.out;
+}
+
+TEST_F(GraderEndToEnd, JobsRunCorrectnessTestsAtOnceAndSpeedTestsAlone) {
+  // Eight correctness tests of 0.4 s: 3.2 s one after another, 0.8 s in four
+  // programs at once. The speed test runs afterwards, in a program of its own.
+  ::setenv("FAKE_LAB_TESTS_good_lab",
+           "Good.A=sleep:400,Good.B=sleep:400,Good.C=sleep:400,Good.D=sleep:400,Good.E=sleep:400,"
+           "Good.F=sleep:400,Good.G=sleep:400,Good.H=sleep:400,GoodSpeed.Fast=speed:0.575",
+           1);
+  const GraderRun together =
+      grade(manifest_arg() + " --jobs 4 03 --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(together.exit_code, 0) << together.out << together.err;
+  EXPECT_LT(together.seconds, 2.5) << "four programs at once should take about 0.8 s of sleeping";
+  EXPECT_NE(together.out.find("9/9"), std::string::npos) << together.out;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  const json* group = find_item(results, "03-good: all");
+  ASSERT_NE(group, nullptr) << results.dump(2);
+  EXPECT_DOUBLE_EQ((*group)["score"].get<double>(), 4.0) << results.dump(2);
+  const fs::path alone_log = log_path("03-good", 1).parent_path() / "alone" / "run-1.log";
+  const std::string alone = read_file(alone_log);
+  EXPECT_NE(alone.find("GoodSpeed.Fast"), std::string::npos) << alone_log;
+  EXPECT_EQ(alone.find("Good.A"), std::string::npos) << "a correctness test ran beside the speed test:\n"
+                                                     << alone;
+
+  fs::remove_all(log_path("03-good", 1).parent_path().parent_path());
+  const GraderRun serial = grade(manifest_arg() + " --jobs 1 03 --color never");
+  ASSERT_EQ(serial.exit_code, 0) << serial.out << serial.err;
+  EXPECT_GT(serial.seconds, 3.2) << "with --jobs 1 the eight tests run one after another";
+}
+
+TEST_F(GraderEndToEnd, AHangOrCrashInOneShareCostsOnlyThatTest) {
+  ::setenv("FAKE_LAB_TESTS_hang_lab",
+           "Hang.A=pass,Hang.Stuck=hang,Hang.C=pass,Hang.Crash=crash,Hang.E=pass,Hang.F=pass", 1);
+  set_lab_rubric("01-hang", R"({"title": "hangs", "timeout_s": 30,
+      "groups": [{"name": "all", "tests": ["Hang.*"], "points": 6, "test_timeout_s": 0.3}]})");
+  const GraderRun run =
+      grade(manifest_arg() + " --jobs 3 01 --color never --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_LT(run.seconds, 10.0) << "the hung test was not stopped at its own limit";
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"6\" failures=\"2\""), std::string::npos) << xml;
+  EXPECT_NE(testcase(xml, "Hang.Stuck").find("timed out: the test was stopped after 0.3 s"),
+            std::string::npos)
+      << testcase(xml, "Hang.Stuck");
+  EXPECT_NE(testcase(xml, "Hang.Crash").find("crashed"), std::string::npos) << testcase(xml, "Hang.Crash");
+  for (const char* name : {"Hang.A", "Hang.C", "Hang.E", "Hang.F"})
+    EXPECT_EQ(testcase(xml, name).find("<failure"), std::string::npos) << testcase(xml, name);
+  EXPECT_NE(run.out.find("01-hang: Hang.Stuck: timed out after 0.3 s"), std::string::npos) << run.out;
 }
 
 TEST_F(GraderEndToEnd, EveryTestHangingStopsAtTheLabBudget) {
@@ -320,6 +370,7 @@ TEST_F(GraderEndToEnd, AHangBeforeATestStartsIsRetriedOnce) {
 }
 
 TEST_F(GraderEndToEnd, AnOutputFloodIsCappedInTheLogAndDoesNotBlockTheProgram) {
+  // --jobs 1: one chain of test programs, whose restarts and logs this test follows.
   // 64 MiB, far over the cap, within a 10 s test limit: a grader that let the
   // pipe fill (or stored every byte) would time out (or keep 64 MiB).
   set_lab_rubric("03-good", R"({"title": "good", "timeout_s": 60,
@@ -328,8 +379,8 @@ TEST_F(GraderEndToEnd, AnOutputFloodIsCappedInTheLogAndDoesNotBlockTheProgram) {
                  "target": 0.75, "floor": 0.4, "points": 4}]})");
   ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=flood:64,Good.B=pass,GoodSpeed.Fast=speed:0.575", 1);
   ::setenv("FAKE_LAB_TESTS_crash_lab", "Crash.A=flood:8,Crash.B=crash,Sizes/P.Ok/0=pass", 1);
-  const GraderRun run = grade(manifest_arg() + " 02 03 --color never --json '" + (dir_ / "r.json").string() +
-                              "' --junit '" + (dir_ / "j.xml").string() + "'");
+  const GraderRun run = grade(manifest_arg() + " --jobs 1 02 03 --color never --json '" +
+                              (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_LT(run.seconds, 20.0);
 
@@ -517,6 +568,7 @@ TEST_F(GraderEndToEnd, SanitizeModeFailsTheTestWithAFindingAndSkipsSpeed) {
 // sandbox's private /tmp, which vanishes; the results still come back. Without --sandbox the same tests
 // succeed, so the test can fail.
 TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
+  // --jobs 1: one chain of test programs, whose restarts and logs this test follows.
   const std::string unavailable = workbook::grader::sandbox_unavailable_reason();
   if (!unavailable.empty()) GTEST_SKIP() << unavailable;
   write_file(dir_ / "secret.txt", "the instructor's secret seed\n");
@@ -524,7 +576,7 @@ TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
                            ",Good.B=write:" + (dir_ / "planted.txt").string() + ",GoodSpeed.Fast=speed:0.9";
   ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
 
-  GraderRun run = grade(manifest_arg() + " good --color never");
+  GraderRun run = grade(manifest_arg() + " --jobs 1 good --color never");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir_ / "planted.txt")) << "without the sandbox the test should have written it";
@@ -533,7 +585,7 @@ TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
     if (entry.path().filename().string().rfind("workbook-grade-", 0) == 0) fs::remove_all(entry.path());
   }
 
-  run = grade(manifest_arg() + " good --sandbox --color never");
+  run = grade(manifest_arg() + " --jobs 1 good --sandbox --color never");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
   EXPECT_EQ(run.out.find("the instructor's secret seed"), std::string::npos) << run.out;
@@ -555,11 +607,12 @@ TEST_F(GraderEndToEnd, SandboxRefusesToGradeWhenItCannotRun) {
 }
 
 TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {
+  // --jobs 1: one chain of test programs, whose restarts and logs this test follows.
   std::string spec;
   for (int i = 0; i < 25; ++i)
     spec += (spec.empty() ? "" : ",") + std::string("Crash.T") + std::to_string(i) + "=crash";
   ::setenv("FAKE_LAB_TESTS_crash_lab", spec.c_str(), 1);
-  const GraderRun run = grade(manifest_arg() + " 02 --junit '" + (dir_ / "j.xml").string() + "'");
+  const GraderRun run = grade(manifest_arg() + " --jobs 1 02 --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string xml = read_file(dir_ / "j.xml");
   EXPECT_NE(testcase(xml, "Crash.T20").find("SIGSEGV"), std::string::npos) << testcase(xml, "Crash.T20");
