@@ -93,7 +93,10 @@ Options parse_command_line(const std::vector<std::string>& args) {
       options.solutions = true;
     } else if (name == "--sandbox") {
       no_value();
-      options.sandbox = true;
+      options.sandbox = SandboxMode::required;
+    } else if (name == "--no-sandbox") {
+      no_value();
+      options.sandbox = SandboxMode::off;
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
@@ -154,10 +157,13 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
                       initcheck; default all, or e.g. --sanitize=memcheck,racecheck):
                       a finding fails the test it happened in; speed tests are
                       skipped; time limits stretch with each tool's slowdown
---sandbox             run each test program in a bubblewrap sandbox: the system
+--sandbox             run each test program in a bubblewrap sandbox or not at all
+                      (the default runs them in one when it can be made here,
+                      and otherwise without, after a warning): the system
                       read-only, only its own results folder writable, a private
                       /tmp, no network, its own PID namespace, limits on memory,
-                      file size and CPU time (not yet the default: see grader/README.md)
+                      processes, file size and CPU time (see grader/README.md)
+--no-sandbox          run the test programs without the sandbox
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)

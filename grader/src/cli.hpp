@@ -12,6 +12,13 @@ namespace workbook::grader {
 /// @brief When to colour the terminal report.
 enum class ColorMode { automatic, always, never };
 
+/// @brief Whether the test programs run in the sandbox (sandbox.hpp).
+enum class SandboxMode {
+  automatic,  ///< In it when one can be made here; else without, after a warning.
+  required,   ///< --sandbox: in it, or not at all (instructor modes).
+  off         ///< --no-sandbox.
+};
+
 /// @brief Parsed command-line options.
 struct Options {
   std::string manifest = "build/workbook-labs.json";  ///< --manifest.
@@ -28,7 +35,7 @@ struct Options {
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
   std::vector<std::string> sanitize;                  ///< --sanitize: the tools; empty: no sanitizer run.
-  bool sandbox = false;                               ///< --sandbox: each test program in bubblewrap.
+  SandboxMode sandbox = SandboxMode::automatic;       ///< --sandbox, --no-sandbox.
   std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
 };
 

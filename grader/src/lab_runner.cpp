@@ -188,6 +188,7 @@ void set_command(const RunOptions& options, const std::vector<std::string>& args
     paths.writable = {options.work_dir};
     spec.argv = sandbox_command(paths);
     spec.limits = sandbox_limits();
+    spec.signal_in_exit_code = true;
   }
   if (wrapped) spec.argv.insert(spec.argv.end(), options.wrapper.begin(), options.wrapper.end());
   spec.argv.push_back(options.binary);

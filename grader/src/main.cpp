@@ -206,6 +206,18 @@ int check_rubric_against_tests(const std::vector<LabEntry>& labs, const std::vec
   return 0;
 }
 
+/// Whether the test programs run in the sandbox: by default when one can be
+/// made here (a warning otherwise); --sandbox insists, --no-sandbox declines.
+bool use_sandbox(SandboxMode mode) {
+  if (mode == SandboxMode::off) return false;
+  const std::string why_not = sandbox_unavailable_reason();
+  if (why_not.empty()) return true;
+  if (mode == SandboxMode::required) throw GraderError("--sandbox: " + why_not);
+  std::cerr << "workbook-grader: warning: no sandbox here, so the test programs run with your rights: "
+            << why_not << " (--no-sandbox: run without one and without this warning)\n";
+  return false;
+}
+
 /// One lab: the source checks, its tests, and in sanitizer mode the same
 /// small tests again under each tool (speed tests skipped).
 LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
@@ -263,8 +275,7 @@ int grade(const std::vector<std::string>& args) {
     check_gradebook(options.csv_path, ids);  // Before any GPU time is spent.
   }
 
-  if (options.sandbox && !sandbox_unavailable_reason().empty())
-    throw GraderError("--sandbox: " + sandbox_unavailable_reason());
+  const bool sandboxed = use_sandbox(options.sandbox);
 
   GradeReport report;
   report.gpu = describe_gpu();
@@ -284,7 +295,7 @@ int grade(const std::vector<std::string>& args) {
     run_options.rubric_path = rubric_path;
     run_options.seed = options.seed;
     run_options.limits = make_time_limits(lab_rubric, options.timeout_scale);
-    run_options.sandbox = options.sandbox;
+    run_options.sandbox = sandboxed;
     // Correctness tests share the GPU; speed tests get it to themselves.
     run_options.shards = options.jobs > 0 ? options.jobs : default_jobs();
     run_options.runs_alone = in_speed_suite;

@@ -395,6 +395,9 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
   if (WIFSIGNALED(status)) {
     outcome.end = ProcessOutcome::End::signaled;
     outcome.signal = WTERMSIG(status);
+  } else if (spec.signal_in_exit_code && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG) {
+    outcome.end = ProcessOutcome::End::signaled;  // bwrap's init passes on a death by signal N as 128 + N.
+    outcome.signal = WEXITSTATUS(status) - 128;
   } else {
     outcome.end = ProcessOutcome::End::exited;
     outcome.exit_code = WEXITSTATUS(status);

@@ -90,6 +90,9 @@ struct ProcessSpec {
   std::string stdout_path;  ///< File for stdout (appended; at most 2 x kKeptOutputBytes of it kept).
   std::string stderr_path;  ///< File for stderr (likewise); may equal stdout_path (one stream, one cap).
   ResourceLimits limits;    ///< Set in the child before exec.
+  /// The program is a launcher (bwrap) that exits with 128 + N when what it
+  /// ran was killed by signal N: report that as the signal.
+  bool signal_in_exit_code = false;
 };
 
 /// @brief How a child process ended.

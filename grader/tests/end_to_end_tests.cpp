@@ -576,7 +576,7 @@ TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
                            ",Good.B=write:" + (dir_ / "planted.txt").string() + ",GoodSpeed.Fast=speed:0.9";
   ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
 
-  GraderRun run = grade(manifest_arg() + " --jobs 1 good --color never");
+  GraderRun run = grade(manifest_arg() + " --jobs 1 good --no-sandbox --color never");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir_ / "planted.txt")) << "without the sandbox the test should have written it";
@@ -585,15 +585,35 @@ TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
     if (entry.path().filename().string().rfind("workbook-grade-", 0) == 0) fs::remove_all(entry.path());
   }
 
-  run = grade(manifest_arg() + " --jobs 1 good --sandbox --color never");
+  // The default, like --sandbox, where a sandbox can be made (it can here).
+  for (const char* mode : {"--sandbox", ""}) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir_)) {
+      if (entry.path().filename().string().rfind("workbook-grade-", 0) == 0) fs::remove_all(entry.path());
+    }
+    run = grade(manifest_arg() + " --jobs 1 good " + mode + " --color never");
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_EQ(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
+    EXPECT_EQ(run.out.find("the instructor's secret seed"), std::string::npos) << run.out;
+    EXPECT_FALSE(fs::exists(dir_ / "planted.txt")) << "the sandbox let a test write beside the lab";
+    EXPECT_NE(run.out.find("could not read " + (dir_ / "secret.txt").string()), std::string::npos) << run.out;
+    // The write went to the sandbox's private /tmp, gone with it; the speed
+    // test's result still came back through the one writable folder.
+    EXPECT_NE(run.out.find("03-good  2/3"), std::string::npos) << run.out;
+  }
+}
+
+TEST_F(GraderEndToEnd, WithoutASandboxTheDefaultWarnsAndGrades) {
+  ::setenv("WORKBOOK_SANDBOX_TOOL", "/nonexistent/bwrap", 1);
+  const GraderRun run = grade(manifest_arg() + " good --color never");
+  const GraderRun quiet = grade(manifest_arg() + " good --no-sandbox --color never");
+  ::unsetenv("WORKBOOK_SANDBOX_TOOL");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_EQ(read_file(log_path("03-good", 1)).find("the instructor's secret seed"), std::string::npos);
-  EXPECT_EQ(run.out.find("the instructor's secret seed"), std::string::npos) << run.out;
-  EXPECT_FALSE(fs::exists(dir_ / "planted.txt")) << "the sandbox let a test write beside the lab";
-  EXPECT_NE(run.out.find("could not read " + (dir_ / "secret.txt").string()), std::string::npos) << run.out;
-  // The write went to the sandbox's private /tmp, gone with it; the speed
-  // test's result still came back through the one writable folder.
-  EXPECT_NE(run.out.find("03-good  2/3"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("warning: no sandbox here, so the test programs run with your rights"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.out.find("03-good  3/3"), std::string::npos) << run.out;
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
 }
 
 TEST_F(GraderEndToEnd, SandboxRefusesToGradeWhenItCannotRun) {
