@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 
 namespace workbook {
 namespace {
@@ -44,6 +45,22 @@ void record(const std::string& lab, const BenchRow& row) {
   if (empty) out << bench_csv_header() << "\n";
   out << bench_csv_line(lab, row) << "\n";
   if (!out) throw std::runtime_error(std::string("cannot write to WORKBOOK_BENCH_CSV=") + path);
+}
+
+std::vector<std::size_t> sweep_sizes(int from_log2, int to_log2, int step_log2, std::size_t element_bytes,
+                                     std::size_t max_bytes) {
+  if (from_log2 > to_log2 || step_log2 < 1 || from_log2 < 0 || to_log2 > 62) {
+    throw std::invalid_argument("sweep_sizes: exponents from " + std::to_string(from_log2) + " to " +
+                                std::to_string(to_log2) + " in steps of " + std::to_string(step_log2) +
+                                ": need 0 <= from <= to <= 62 and a step of at least 1");
+  }
+  std::vector<std::size_t> sizes;
+  for (int e = from_log2; e <= to_log2; e += step_log2) {
+    const std::size_t n = std::size_t{1} << e;
+    if (element_bytes > 0 && n > max_bytes / element_bytes) break;
+    sizes.push_back(n);
+  }
+  return sizes;
 }
 
 }  // namespace workbook

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace workbook {
 namespace {
@@ -53,3 +55,14 @@ TEST(BenchCsv, RecordAppendsUnderOneHeaderOnlyWhenAsked) {
 
 }  // namespace
 }  // namespace workbook
+
+TEST(BenchCsv, SweepSizesStepThroughPowersOfTwoThatFit) {
+  EXPECT_EQ(workbook::sweep_sizes(10, 16, 2, 4, std::size_t{1} << 30),
+            (std::vector<std::size_t>{1024, 4096, 16384, 65536}));
+  // 12 bytes per element in 1 MiB: 2^16 elements (768 KiB) fit, 2^18 do not.
+  EXPECT_EQ(workbook::sweep_sizes(10, 28, 2, 12, std::size_t{1} << 20),
+            (std::vector<std::size_t>{1024, 4096, 16384, 65536}));
+  EXPECT_TRUE(workbook::sweep_sizes(20, 28, 2, 4, 1000).empty());
+  EXPECT_THROW(workbook::sweep_sizes(20, 10, 2, 4, 1000), std::invalid_argument);
+  EXPECT_THROW(workbook::sweep_sizes(10, 20, 0, 4, 1000), std::invalid_argument);
+}

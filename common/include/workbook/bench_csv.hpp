@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "workbook/timing.hpp"
 
@@ -39,5 +40,18 @@ std::string bench_csv_line(const std::string& lab, const BenchRow& row);
 /// @param[in] row The row.
 /// @throws std::runtime_error when the file cannot be written.
 void record(const std::string& lab, const BenchRow& row);
+
+/// @brief The sizes of a sweep: 2^from_log2, 2^(from_log2 + step_log2), ...,
+/// up to 2^to_log2, and never more elements of @p element_bytes each than fit
+/// in @p max_bytes (an experiment passes a share of the free device memory).
+/// @param[in] from_log2 The smallest size's exponent.
+/// @param[in] to_log2 The largest size's exponent.
+/// @param[in] step_log2 The step between exponents (2: every fourth power of two).
+/// @param[in] element_bytes The bytes one element needs, all buffers together.
+/// @param[in] max_bytes The most all buffers of one size may take.
+/// @return The sizes, smallest first (empty when even the first does not fit).
+/// @throws std::invalid_argument when from_log2 > to_log2, step_log2 < 1 or an exponent is over 62.
+std::vector<std::size_t> sweep_sizes(int from_log2, int to_log2, int step_log2, std::size_t element_bytes,
+                                     std::size_t max_bytes);
 
 }  // namespace workbook
