@@ -10,7 +10,11 @@ implementation, n, median_ms, min_ms, max_ms, samples, rate, unit). For every
 (lab, table) with at least two sizes, this writes LAB-TABLE.csv in the format
 of tools/charts.py (rate against n, one line per implementation, the rates of
 the slowest and the fastest sample as the spread) and draws LAB-TABLE.svg
-from it. Copy a chart and its CSV into labs/LAB/figures/ to show it in the
+from it. The row workbook::copy_bandwidth_gbps() records (table "roof") is no
+chart of its own: it is the roof, a horizontal line, of every chart of that
+lab in GB/s. `./workbook bench --all --student` leaves the reference's rows
+and the student's (their implementations named "yours: ...") in one LAB.csv,
+so both draw as lines of one chart. Copy a chart and its CSV into labs/LAB/figures/ to show it in the
 handout (make_figures.py then keeps the SVG in step with the CSV).
 
 matplotlib is needed for the SVGs (Debian: python3-matplotlib); without it
@@ -28,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_figures  # noqa: E402  (find_chart_python, CHARTS)
 
+ROOF_TABLE = "roof"  # the row workbook::copy_bandwidth_gbps() records
 BENCH_COLUMNS = ["lab", "table", "implementation", "n", "median_ms", "min_ms", "max_ms", "samples", "rate", "unit"]
 
 
@@ -49,15 +54,20 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(reader)
 
 
-def chart_text(lab: str, table: str, rows: list[dict[str, str]], gpu: str) -> str | None:
-    """The charts.py CSV of one table, or None when it has fewer than two sizes."""
+def chart_text(lab: str, table: str, rows: list[dict[str, str]], gpu: str, roof: float | None = None) -> str | None:
+    """The charts.py CSV of one table, or None when it has fewer than two sizes.
+
+    roof: the measured copy bandwidth in GB/s, drawn on the chart when its unit is GB/s.
+    """
     if len({row["n"] for row in rows}) < 2:
         return None
     unit = rows[0]["unit"]
     lines = [f"# title: {lab}, {table}: {unit} against n",
              f"# source: ./workbook bench --all, {gpu}",
-             "# x: n", f"# y: {unit} (bars: slowest and fastest sample)", "# xscale: log2",
-             "series,x,y,ylo,yhi"]
+             "# x: n", f"# y: {unit} (bars: slowest and fastest sample)", "# xscale: log2"]
+    if roof is not None and unit == "GB/s":
+        lines.append(f"# roof: {roof:.1f} copy bandwidth")
+    lines.append("series,x,y,ylo,yhi")
     for row in rows:
         rate, median = float(row["rate"]), float(row["median_ms"])
         low = rate * median / float(row["max_ms"]) if float(row["max_ms"]) > 0 else rate
@@ -85,8 +95,12 @@ def main() -> int:
         tables: dict[str, list[dict[str, str]]] = defaultdict(list)
         for row in rows:
             tables[row["table"]].append(row)
+        # The first measurement of the copy bandwidth (the reference's, where
+        # the student's run measured it too).
+        roofs = tables.pop(ROOF_TABLE, [])
+        roof = float(roofs[0]["rate"]) if roofs else None
         for table, table_rows in tables.items():
-            text = chart_text(path.stem, table, table_rows, gpu_of(folder, path.stem))
+            text = chart_text(path.stem, table, table_rows, gpu_of(folder, path.stem), roof)
             if text is None:
                 continue
             chart = folder / f"{path.stem}-{slug(table)}.csv"

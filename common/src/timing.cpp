@@ -73,4 +73,11 @@ TimingResult time_gpu(const std::function<void(cudaStream_t)>& work, const Timin
   return result;
 }
 
+std::string spread_text(const TimingResult& timing) {
+  char text[32];
+  const int bytes = std::snprintf(text, sizeof text, "\u00b1%.1f%%", 100.0 * timing.relative_spread);
+  const int columns = bytes - 1;  // "±" is two bytes in UTF-8, one column
+  return std::string(columns < 7 ? static_cast<std::size_t>(7 - columns) : 0, ' ') + text;
+}
+
 }  // namespace workbook

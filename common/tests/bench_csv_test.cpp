@@ -66,3 +66,13 @@ TEST(BenchCsv, SweepSizesStepThroughPowersOfTwoThatFit) {
   EXPECT_THROW(workbook::sweep_sizes(20, 10, 2, 4, 1000), std::invalid_argument);
   EXPECT_THROW(workbook::sweep_sizes(10, 20, 0, 4, 1000), std::invalid_argument);
 }
+
+TEST(BenchCsv, SpreadTextIsSevenColumnsWide) {
+  workbook::TimingResult timing;
+  timing.relative_spread = 0.004;
+  EXPECT_EQ(workbook::spread_text(timing), "  \u00b10.4%");  // 7 columns, 8 bytes
+  timing.relative_spread = 0.1234;
+  EXPECT_EQ(workbook::spread_text(timing), " \u00b112.3%");
+  timing.relative_spread = 1.234;
+  EXPECT_EQ(workbook::spread_text(timing), "\u00b1123.4%");
+}

@@ -1,10 +1,12 @@
 // Lab 03 experiment: how fast are the same bytes moved with different access patterns?
 //   ./workbook bench coalescing
-// Prints four tables: strided copy, offset copy, row vs column sums, and
-// transposes against a plain copy. Every rate counts the useful bytes only
+// Prints five tables: strided copy, offset copy, row vs column sums,
+// transposes against a plain copy, and both transposes and the copy over square
+// matrices of side 2^5 ... 2^14. Every rate counts the useful bytes only
 // (each element read once and written once) and is compared with the device's
 // copy bandwidth, the speed of light of a memory-bound kernel. Each result is
-// checked, so a fast wrong kernel is flagged.
+// checked, so a fast wrong kernel is flagged, and a wrong one makes the program
+// exit 1. Every timed row is also recorded for ./workbook bench --all's charts.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "coalescing.cuh"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
@@ -77,27 +80,117 @@ void launch_transpose_tiled_unpadded(float* out, const float* in, int rows, int 
 }
 
 struct Measured {
-  double ms;
-  double gbps;
+  double ms;                      // the median
+  double gbps;                    // useful bytes over the median
+  workbook::TimingResult timing;  // with the spread of the samples
 };
 
 // Times work (cold L2, median of samples) and converts useful bytes to GB/s.
-Measured measure(const std::function<void(cudaStream_t)>& work, double useful_bytes) {
-  const workbook::TimingResult timing = workbook::time_gpu(work);
-  return {timing.median_ms, workbook::gigabytes_per_second(useful_bytes, timing.median_ms)};
+Measured measure(const std::function<void(cudaStream_t)>& work, double useful_bytes,
+                 const workbook::TimingOptions& options = {}) {
+  const workbook::TimingResult timing = workbook::time_gpu(work, options);
+  return {timing.median_ms, workbook::gigabytes_per_second(useful_bytes, timing.median_ms), timing};
 }
 
+// Rows whose check failed: main exits 1 when there is any.
+int wrong_results = 0;
+
 const char* verdict(bool ok) {
+  if (!ok) ++wrong_results;
   return ok ? "ok" : "WRONG RESULT";
 }
 
+using workbook::spread_text;
+
 void print_row(const std::string& label, const Measured& m, double copy_gbps, bool ok) {
-  std::printf("  %-34s %9.3f %10.1f %10.1f%%   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / copy_gbps,
-              verdict(ok));
+  std::printf("  %-34s %9.3f %10.1f %10.1f%% %s   %s\n", label.c_str(), m.ms, m.gbps,
+              100.0 * m.gbps / copy_gbps, spread_text(m.timing).c_str(), verdict(ok));
 }
 
 void print_header(const char* first_column) {
-  std::printf("  %-34s %9s %10s %11s   %s\n", first_column, "ms", "GB/s", "% of copy", "check");
+  std::printf("  %-34s %9s %10s %11s %7s   %s\n", first_column, "ms", "GB/s", "% of copy", "spread", "check");
+}
+
+// A row for ./workbook bench --all's charts (nothing happens without $WORKBOOK_BENCH_CSV).
+void record(const char* table, const std::string& implementation, std::size_t n, const Measured& m) {
+  workbook::record("03-coalescing", {table, implementation, n, m.timing, m.gbps, "GB/s"});
+}
+
+// Table 5: both transposes and a copy of the same bytes over square matrices
+// of side 2^5, 2^6, ..., 2^14 (n = side * side = 2^10, 2^12, ..., 2^28
+// elements), as many as fit in half the free memory. Small matrices show the
+// cost of a launch, large ones the bandwidth.
+void transpose_sweep() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::vector<std::size_t> sizes = workbook::sweep_sizes(10, 28, 2, 2 * sizeof(float), free_bytes / 2);
+  // Small matrices take microseconds and their spread seldom falls under 3 %:
+  // a shorter time budget than the default keeps the sweep to seconds.
+  workbook::TimingOptions options;
+  options.time_budget_ms = 500.0;
+
+  std::printf(
+      "5. Transpose of square float matrices of side 2^5 to 2^14 (n = side^2 floats read + written)\n");
+  std::printf("  %% of copy: the time of cudaMemcpy device to device at the same size over the row's\n");
+  std::printf("  %-34s %13s %9s %10s %11s %7s   %s\n", "kernel", "matrix", "ms", "GB/s", "% of copy",
+              "spread", "check");
+  for (const std::size_t n : sizes) {
+    int side = 1;
+    while (static_cast<std::size_t>(side) * static_cast<std::size_t>(side) < n) side *= 2;
+    DeviceBuffer<float> in(n);
+    DeviceBuffer<float> out(n);
+    fill_indices(in);  // value of (r, c) = (r * side + c) mod 2^24
+    const double bytes = 2.0 * static_cast<double>(n * sizeof(float));
+
+    // The host reads the output in order and computes what belongs there: out(c, r) = in(r, c).
+    const auto check_transpose = [&]() {
+      const std::vector<float> got = out.to_host();
+      for (int c = 0; c < side; ++c) {
+        for (int r = 0; r < side; ++r) {
+          if (got[index_of(c, r, side)] != value_at(index_of(r, c, side))) return false;
+        }
+      }
+      return true;
+    };
+    const auto check_copy = [&]() {
+      const std::vector<float> got = out.to_host();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (got[i] != value_at(i)) return false;
+      }
+      return true;
+    };
+
+    out.fill_bytes(0xFF);
+    const Measured copy = measure(
+        [&](cudaStream_t stream) {
+          CUDA_CHECK(
+              cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+        },
+        bytes, options);
+    const bool copy_ok = check_copy();
+
+    const std::string matrix = std::to_string(side) + " x " + std::to_string(side);
+    const auto row = [&](const char* label, const Measured& m, bool ok) {
+      std::printf("  %-34s %13s %9.4f %10.1f %10.1f%% %s   %s\n", label, matrix.c_str(), m.ms, m.gbps,
+                  100.0 * copy.ms / m.ms, spread_text(m.timing).c_str(), verdict(ok));
+      record("transpose sweep", label, n, m);
+    };
+    out.fill_bytes(0xFF);
+    const Measured tiled = measure(
+        [&](cudaStream_t stream) {
+          coalescing::launch_transpose_tiled(out.data(), in.data(), side, side, stream);
+        },
+        bytes, options);
+    row("tiled transpose (padded tile)", tiled, check_transpose());
+    out.fill_bytes(0xFF);
+    const Measured naive = measure(
+        [&](cudaStream_t stream) {
+          coalescing::launch_transpose_naive(out.data(), in.data(), side, side, stream);
+        },
+        bytes, options);
+    row("naive transpose", naive, check_transpose());
+    row("cudaMemcpy device to device", copy, copy_ok);
+  }
 }
 
 }  // namespace
@@ -110,7 +203,8 @@ int main() {
     const double copy_gbps = workbook::copy_bandwidth_gbps();
     std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s, the speed of light\n",
                 copy_gbps);
-    std::printf("All rates count useful bytes only: each element read once and written once.\n\n");
+    std::printf("All rates count useful bytes only: each element read once and written once.\n");
+    std::printf("spread: interquartile range of the timed runs over their median.\n\n");
 
     // --- 1. Strided copy -------------------------------------------------------------------
     // n output elements; the input is n * 32 floats so that every stride reads from one buffer.
@@ -138,6 +232,7 @@ int main() {
         bool ok = true;
         for (std::size_t i = 0; i < n && ok; ++i) ok = got[i] == value_at(i * stride);
         print_row(std::to_string(stride), m, copy_gbps, ok);
+        record("strided copy", "stride " + std::to_string(stride), n, m);
       }
       std::printf("\n");
     }
@@ -163,6 +258,7 @@ int main() {
         bool ok = true;
         for (std::size_t i = 0; i < count && ok; ++i) ok = got[i] == value_at(i + offset);
         print_row(std::to_string(offset), m, copy_gbps, ok);
+        record("offset copy", "offset " + std::to_string(offset), count, m);
       }
       std::printf("\n");
     }
@@ -202,6 +298,7 @@ int main() {
           },
           matrix_bytes + rows * sizeof(float));
       print_row("row sums (uncoalesced reads)", by_row, copy_gbps, check_sums(true));
+      record("sums", "row sums (uncoalesced reads)", elements, by_row);
       sums.fill_bytes(0xFF);
       const Measured by_column = measure(
           [&](cudaStream_t stream) {
@@ -209,6 +306,7 @@ int main() {
           },
           matrix_bytes + cols * sizeof(float));
       print_row("column sums (coalesced reads)", by_column, copy_gbps, check_sums(false));
+      record("sums", "column sums (coalesced reads)", elements, by_column);
       std::printf("  column sums are %.1fx as fast as row sums\n\n", by_row.ms / by_column.ms);
     }
 
@@ -240,6 +338,7 @@ int main() {
           },
           2.0 * matrix_bytes);
       print_row("cudaMemcpy device to device", memcpy_rate, copy_gbps, check_copy());
+      record("transpose", "cudaMemcpy device to device", elements, memcpy_rate);
       out.fill_bytes(0xFF);
       const Measured copy_rate = measure(
           [&](cudaStream_t stream) {
@@ -247,6 +346,7 @@ int main() {
           },
           2.0 * matrix_bytes);
       print_row("copy kernel (stride 1)", copy_rate, copy_gbps, check_copy());
+      record("transpose", "copy kernel (stride 1)", elements, copy_rate);
       out.fill_bytes(0xFF);
       const Measured naive = measure(
           [&](cudaStream_t stream) {
@@ -254,6 +354,7 @@ int main() {
           },
           2.0 * matrix_bytes);
       print_row("naive transpose", naive, copy_gbps, check_transpose());
+      record("transpose", "naive transpose", elements, naive);
       out.fill_bytes(0xFF);
       const Measured tiled = measure(
           [&](cudaStream_t stream) {
@@ -261,6 +362,7 @@ int main() {
           },
           2.0 * matrix_bytes);
       print_row("tiled transpose (padded tile)", tiled, copy_gbps, check_transpose());
+      record("transpose", "tiled transpose (padded tile)", elements, tiled);
       out.fill_bytes(0xFF);
       const Measured unpadded = measure(
           [&](cudaStream_t stream) {
@@ -268,7 +370,14 @@ int main() {
           },
           2.0 * matrix_bytes);
       print_row("tiled, no padding (for comparison)", unpadded, copy_gbps, check_transpose());
-      std::printf("  the tiled transpose is %.1fx as fast as the naive one\n", naive.ms / tiled.ms);
+      record("transpose", "tiled, no padding (for comparison)", elements, unpadded);
+      std::printf("  the tiled transpose is %.1fx as fast as the naive one\n\n", naive.ms / tiled.ms);
+    }
+
+    transpose_sweep();
+    if (wrong_results > 0) {
+      std::fprintf(stderr, "%d wrong result(s): see the rows marked WRONG RESULT\n", wrong_results);
+      return 1;
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());

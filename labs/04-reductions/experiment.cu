@@ -14,8 +14,12 @@
 //   4. The float sum of the same data run repeatedly: with an atomic per block
 //      the order of the block sums changes from run to run and so may the
 //      result; with a second pass it cannot.
+//   5. The int32 sum over n = 2^10, 2^12, ..., 2^28: reduce_sum() with both
+//      combines and cub::DeviceReduce::Sum, from launch-bound to bandwidth-bound.
 // Rates are bytes read per second (4 bytes per element), compared with CUB on
-// the same buffer. Every result is checked, so a fast wrong kernel is flagged.
+// the same buffer. Every result is checked, so a fast wrong kernel is flagged,
+// and a wrong one makes the program exit 1. Every timed row is also recorded
+// for ./workbook bench --all's charts.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +32,7 @@
 
 #include "reductions.cuh"
 #include "tests/cub_yardstick.cuh"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
@@ -152,22 +157,35 @@ int* reduce_by_passes(BlockLauncher launch, const int* in, std::size_t n, int* s
 }
 
 struct Measured {
-  double ms;
-  double gbps;
+  double ms;                      // the median
+  double gbps;                    // bytes read over the median
+  workbook::TimingResult timing;  // with the spread of the samples
 };
 
-Measured measure(const std::function<void(cudaStream_t)>& work, double bytes) {
-  const workbook::TimingResult timing = workbook::time_gpu(work);
-  return {timing.median_ms, workbook::gigabytes_per_second(bytes, timing.median_ms)};
+Measured measure(const std::function<void(cudaStream_t)>& work, double bytes,
+                 const workbook::TimingOptions& options = {}) {
+  const workbook::TimingResult timing = workbook::time_gpu(work, options);
+  return {timing.median_ms, workbook::gigabytes_per_second(bytes, timing.median_ms), timing};
 }
 
+// Rows whose check failed: main exits 1 when there is any.
+int wrong_results = 0;
+
+using workbook::spread_text;
+
 void print_header() {
-  std::printf("  %-60s %9s %9s %10s   %s\n", "variant", "ms", "GB/s", "% of CUB", "check");
+  std::printf("  %-60s %9s %9s %10s %7s   %s\n", "variant", "ms", "GB/s", "% of CUB", "spread", "check");
 }
 
 void print_row(const std::string& label, const Measured& m, double cub_gbps, bool ok) {
-  std::printf("  %-60s %9.3f %9.1f %9.1f%%   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / cub_gbps,
-              ok ? "ok" : "WRONG RESULT");
+  if (!ok) ++wrong_results;
+  std::printf("  %-60s %9.3f %9.1f %9.1f%% %s   %s\n", label.c_str(), m.ms, m.gbps, 100.0 * m.gbps / cub_gbps,
+              spread_text(m.timing).c_str(), ok ? "ok" : "WRONG RESULT");
+}
+
+// A row for ./workbook bench --all's charts (nothing happens without $WORKBOOK_BENCH_CSV).
+void record(const char* table, const std::string& implementation, std::size_t n, const Measured& m) {
+  workbook::record("04-reductions", {table, implementation, n, m.timing, m.gbps, "GB/s"});
 }
 
 template <typename T>
@@ -181,6 +199,70 @@ std::uint32_t bits_of(float value) {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
   return bits;
+}
+
+std::string power_text(std::size_t n) {
+  int log = 0;
+  while ((std::size_t{1} << log) < n) ++log;
+  return "2^" + std::to_string(log);
+}
+
+// Table 5: the int32 sum over n = 2^10, 2^12, ..., 2^28, as many as fit in half
+// the free memory. Every size reads the front of one buffer, filled once, so
+// the host's expected sums are running sums of the same values.
+void sum_sweep() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::vector<std::size_t> sizes = workbook::sweep_sizes(10, 28, 2, sizeof(int), free_bytes / 2);
+  if (sizes.empty()) return;
+  // Small sizes take microseconds and their spread seldom falls under 3 %: a
+  // shorter time budget than the default keeps the sweep to seconds.
+  workbook::TimingOptions options;
+  options.time_budget_ms = 500.0;
+
+  DeviceBuffer<int> in(sizes.back());
+  fill_ints<<<blocks_for(in.size(), 256), 256>>>(in.data(), in.size());
+  CUDA_CHECK_LAUNCH("fill_ints");
+  DeviceBuffer<int> result(1);
+  DeviceBuffer<int> partials(reductions::kMaxGridBlocks);
+  DeviceBuffer<int> cub_result(1);
+
+  std::printf("5. int32 sum of n = 2^10 to 2^28 elements, 4 bytes read per element\n");
+  std::printf("  %% of CUB: the time of cub::DeviceReduce::Sum at the same n over the row's\n");
+  std::printf("  %-44s %5s %9s %9s %10s %7s   %s\n", "variant", "n", "ms", "GB/s", "% of CUB", "spread",
+              "check");
+  long long wide_sum = 0;  // in[0] + ... + in[summed - 1]
+  std::size_t summed = 0;
+  for (const std::size_t n : sizes) {
+    for (; summed < n; ++summed) wide_sum += int_value(summed);
+    const int expected = static_cast<int>(wide_sum);
+    const double bytes = static_cast<double>(n * sizeof(int));
+
+    reductions::yardstick::CubReduction<int> cub(reductions::yardstick::CubOperation::sum, in.data(), n,
+                                                 cub_result.data());
+    cub_result.fill_bytes(0x7F);
+    const Measured cub_rate = measure([&](cudaStream_t stream) { cub.run(stream); }, bytes, options);
+    const bool cub_ok = read_one(cub_result.data()) == expected;
+
+    const auto row = [&](const char* label, const Measured& m, bool ok) {
+      if (!ok) ++wrong_results;
+      std::printf("  %-44s %5s %9.4f %9.1f %9.1f%% %s   %s\n", label, power_text(n).c_str(), m.ms, m.gbps,
+                  100.0 * cub_rate.ms / m.ms, spread_text(m.timing).c_str(), ok ? "ok" : "WRONG RESULT");
+      record("int32 sum sweep", label, n, m);
+    };
+    for (const Combine combine : {Combine::atomic_per_block, Combine::second_pass}) {
+      result.fill_bytes(0x7F);
+      const Measured m = measure(
+          [&](cudaStream_t stream) {
+            reductions::reduce_sum(in.data(), n, result.data(), combine, partials.data(), stream);
+          },
+          bytes, options);
+      row(combine == Combine::atomic_per_block ? "reduce_sum(), atomic per block"
+                                               : "reduce_sum(), second pass",
+          m, read_one(result.data()) == expected);
+    }
+    row("cub::DeviceReduce::Sum", cub_rate, cub_ok);
+  }
 }
 
 }  // namespace
@@ -198,7 +280,8 @@ int main() {
         reductions::kThreadsPerBlock, reductions::kItemsPerThread, reductions::kBlocksPerSm,
         reductions::kMaxGridBlocks, reductions::reduction_grid_blocks(std::size_t{1} << 26));
     std::printf(
-        "Rates count bytes read: 4 per element. The yardstick is cub::DeviceReduce on the same buffer.\n\n");
+        "Rates count bytes read: 4 per element. The yardstick is cub::DeviceReduce on the same buffer.\n");
+    std::printf("spread: interquartile range of the timed runs over their median.\n\n");
 
     // 2^28 ints and 2^26 floats; halved on a GPU with little memory.
     std::size_t n = std::size_t{1} << 28;
@@ -254,6 +337,7 @@ int main() {
             bytes);
         const std::string label = std::string(tree.label) + ", " + std::to_string(passes) + " passes";
         print_row(label, m, cub_rate.gbps, read_one(final_value) == expected);
+        record("int32 sum", label, n, m);
       }
       for (const Combine combine : {Combine::atomic_per_block, Combine::second_pass}) {
         result.fill_bytes(0x7F);
@@ -262,11 +346,13 @@ int main() {
               reductions::reduce_sum(in.data(), n, result.data(), combine, partials.data(), stream);
             },
             bytes);
-        print_row(combine == Combine::atomic_per_block ? "grid-stride + atomic per block (part 3)"
-                                                       : "grid-stride + second pass (part 3)",
-                  m, cub_rate.gbps, read_one(result.data()) == expected);
+        const char* label = combine == Combine::atomic_per_block ? "grid-stride + atomic per block (part 3)"
+                                                                 : "grid-stride + second pass (part 3)";
+        print_row(label, m, cub_rate.gbps, read_one(result.data()) == expected);
+        record("int32 sum", label, n, m);
       }
       print_row("cub::DeviceReduce::Sum", cub_rate, cub_rate.gbps, cub_ok);
+      record("int32 sum", "cub::DeviceReduce::Sum", n, cub_rate);
       std::printf("\n");
 
       // --- 2. loads in flight per thread ------------------------------------------------------
@@ -276,9 +362,10 @@ int main() {
         result.fill_bytes(0x7F);
         const Measured m =
             measure([&](cudaStream_t stream) { launch(in.data(), n, result.data(), stream); }, bytes);
-        print_row("k = " + std::to_string(items) +
-                      (items == reductions::kItemsPerThread ? " (kItemsPerThread)" : ""),
-                  m, cub_rate.gbps, read_one(result.data()) == expected);
+        const std::string label = "k = " + std::to_string(items) +
+                                  (items == reductions::kItemsPerThread ? " (kItemsPerThread)" : "");
+        print_row(label, m, cub_rate.gbps, read_one(result.data()) == expected);
+        record("loads in flight", label, n, m);
       };
       sweep(1, launch_sum_grid_stride_items<1>);
       sweep(2, launch_sum_grid_stride_items<2>);
@@ -336,12 +423,15 @@ int main() {
                 variant.reduce(in.data(), float_n, result.data(), combine, partials.data(), stream);
               },
               bytes);
-          print_row(std::string(variant.name) +
-                        (combine == Combine::atomic_per_block ? ", atomic per block" : ", second pass"),
-                    m, cub_rate.gbps, right(variant.name, read_one(result.data())));
+          const std::string label =
+              std::string(variant.name) +
+              (combine == Combine::atomic_per_block ? ", atomic per block" : ", second pass");
+          print_row(label, m, cub_rate.gbps, right(variant.name, read_one(result.data())));
+          record("float reductions", label, float_n, m);
         }
         print_row(variant.cub_name, cub_rate, cub_rate.gbps,
                   right(variant.name, read_one(cub_result.data())));
+        record("float reductions", variant.cub_name, float_n, cub_rate);
       }
       std::printf("\n");
 
@@ -367,9 +457,15 @@ int main() {
                     static_cast<double>(sums[1]) - sums[0], distinct.size(), kRuns,
                     static_cast<double>(*high) - *low);
       }
-      std::printf("  (one float ulp at this magnitude is %.3f)\n",
+      std::printf("  (one float ulp at this magnitude is %.3f)\n\n",
                   static_cast<double>(std::nextafter(static_cast<float>(exact_sum), INFINITY)) -
                       static_cast<float>(exact_sum));
+    }
+
+    sum_sweep();
+    if (wrong_results > 0) {
+      std::fprintf(stderr, "%d wrong result(s): see the rows marked WRONG RESULT\n", wrong_results);
+      return 1;
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());

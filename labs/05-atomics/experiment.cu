@@ -1,11 +1,15 @@
 // Lab 05 experiment: what do atomics cost, and which tricks still pay on your GPU?
 //   ./workbook bench atomics
-// Prints four tables, one row per line of the handout's table: one counter
-// shared by every thread (plain atomicAdd, ParallelCounter, block-aggregated
-// count), the filter three ways, count by key on sorted keys with and without
-// __match_any_sync, and a double add by compare-and-swap against the native
-// one. Times are medians of CUDA-event timings with a cold L2; every result is
-// checked, so a fast wrong kernel is flagged.
+// Prints five tables, the first four one row per line of the handout's table:
+// one counter shared by every thread (plain atomicAdd, ParallelCounter,
+// block-aggregated count), the filter three ways, count by key on sorted keys
+// with and without __match_any_sync, and a double add by compare-and-swap
+// against the native one; the fifth, the block-aggregated count against
+// per-thread atomics (the speed test's pair) at 2^10 ... 2^28 values. Times are
+// medians of CUDA-event timings with a cold L2, with the spread of the samples
+// (interquartile range over the median); every result is checked, so a fast
+// wrong kernel is flagged, and a wrong one makes the program exit with 1.
+// Under ./workbook bench --all every timed row is also recorded for the charts.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "atomics.cuh"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
@@ -29,6 +34,15 @@ using workbook::DeviceBuffer;
 constexpr std::size_t kElements = std::size_t{1} << 28;
 constexpr std::size_t kCasElements = std::size_t{1} << 20;
 constexpr int kCasSlots = 32;
+
+// The sweep of table 5: 2^10, 2^12, ..., 2^28 values.
+constexpr int kSweepFromLog2 = 10;
+constexpr int kSweepToLog2 = 28;
+constexpr int kSweepStepLog2 = 2;
+
+// Every failed check, so that main() can exit non-zero after printing every
+// table: ./workbook bench --all then reports the lab as failed.
+int wrong_results = 0;
 
 __device__ std::size_t thread_index() {
   return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -67,7 +81,8 @@ __global__ void count_by_key_plain(const int* keys, std::size_t n, unsigned* cou
 
 // ---- inputs, made on the device (2^28 elements are slow to make on the host) ----
 
-__device__ unsigned mix(std::size_t i) {
+// On the host too: the sweep computes its expected counts from it.
+__host__ __device__ unsigned mix(std::size_t i) {
   std::uint64_t z = i + 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -75,11 +90,14 @@ __device__ unsigned mix(std::size_t i) {
 }
 
 // Pseudo-random ints in [0, 2^20); with all_odd, every one of them odd.
+__host__ __device__ int value_at(std::size_t i, bool all_odd) {
+  const int value = static_cast<int>(mix(i) & 0xFFFFFu);
+  return all_odd ? (value | 1) : value;
+}
+
 __global__ void fill_values(int* values, std::size_t n, bool all_odd) {
   const std::size_t i = thread_index();
-  if (i >= n) return;
-  const int value = static_cast<int>(mix(i) & 0xFFFFFu);
-  values[i] = all_odd ? (value | 1) : value;
+  if (i < n) values[i] = value_at(i, all_odd);
 }
 
 __global__ void fill_sorted_keys(int* keys, std::size_t n, int run) {
@@ -100,13 +118,41 @@ workbook::TimingOptions quick_options() {
   return options;
 }
 
-void print_header(const char* title) {
-  std::printf("%s\n  %-60s %10s %12s   %s\n", title, "variant", "ms", "G elem/s", "check");
+double giga_elements_per_second(std::size_t n, const workbook::TimingResult& timing) {
+  return static_cast<double>(n) / (timing.median_ms * 1.0e6);
 }
 
-void print_row(const std::string& label, std::size_t n, const workbook::TimingResult& timing, bool ok) {
-  std::printf("  %-60s %10.3f %12.2f   %s\n", label.c_str(), timing.median_ms,
-              static_cast<double>(n) / (timing.median_ms * 1.0e6), ok ? "ok" : "WRONG RESULT");
+// "ok" or "WRONG RESULT" for a check column; a wrong result is counted.
+const char* check_text(bool ok) {
+  if (!ok) ++wrong_results;
+  return ok ? "ok" : "WRONG RESULT";
+}
+
+// A row for ./workbook bench --all's charts (nothing happens without $WORKBOOK_BENCH_CSV).
+void record(const char* table, const std::string& implementation, std::size_t n,
+            const workbook::TimingResult& timing) {
+  workbook::record("05-atomics",
+                   {table, implementation, n, timing, giga_elements_per_second(n, timing), "G elem/s"});
+}
+
+using workbook::spread_text;
+
+// The spread says how far repeated runs of the same kernel differ.
+void print_columns() {
+  std::printf("  %-60s %10s %7s %12s   %s\n", "variant", "ms", "spread", "G elem/s", "check");
+}
+
+void print_header(const char* title) {
+  std::printf("%s\n", title);
+  print_columns();
+}
+
+// Prints the row and records it in @p table.
+void print_row(const char* table, const std::string& label, std::size_t n,
+               const workbook::TimingResult& timing, bool ok) {
+  record(table, label, n, timing);
+  std::printf("  %-60s %10.3f %s %12.2f   %s\n", label.c_str(), timing.median_ms, spread_text(timing).c_str(),
+              giga_elements_per_second(n, timing), check_text(ok));
 }
 
 // ---- the tables ----
@@ -127,7 +173,7 @@ void one_counter_table(std::size_t n) {
     CUDA_CHECK_LAUNCH("add_one_result_unused");
   };
   const workbook::TimingResult unused_time = workbook::time_gpu(unused, quick_options());
-  print_row("atomicAdd(counter, 1), result unused", n, unused_time, run_clean(unused));
+  print_row("one counter", "atomicAdd(counter, 1), result unused", n, unused_time, run_clean(unused));
 
   const auto used = [&](cudaStream_t stream) {
     add_one_result_used<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(counter.data(), n,
@@ -135,7 +181,7 @@ void one_counter_table(std::size_t n) {
     CUDA_CHECK_LAUNCH("add_one_result_used");
   };
   const workbook::TimingResult used_time = workbook::time_gpu(used, quick_options());
-  print_row("atomicAdd(counter, 1), result used", n, used_time, run_clean(used));
+  print_row("one counter", "atomicAdd(counter, 1), result used", n, used_time, run_clean(used));
 
   {
     atomics::PackedCounter zero{};
@@ -146,7 +192,7 @@ void one_counter_table(std::size_t n) {
         quick_options());
     packed.copy_from({zero});
     atomics::launch_add_to_counter(packed.data(), n, 1u);
-    print_row("ParallelCounter<32>, packed: 32 slots in one 128-byte line", n, time,
+    print_row("one counter", "ParallelCounter<32>, packed: 32 slots in one 128-byte line", n, time,
               packed.to_host()[0].total() == static_cast<unsigned>(n));
   }
   {
@@ -158,7 +204,7 @@ void one_counter_table(std::size_t n) {
         quick_options());
     padded.copy_from({zero});
     atomics::launch_add_to_counter(padded.data(), n, 1u);
-    print_row("ParallelCounter<32>, padded: one 128-byte line per slot", n, time,
+    print_row("one counter", "ParallelCounter<32>, padded: one 128-byte line per slot", n, time,
               padded.to_host()[0].total() == static_cast<unsigned>(n));
   }
   {
@@ -173,12 +219,14 @@ void one_counter_table(std::size_t n) {
       CUDA_CHECK_LAUNCH("count_odd_per_thread");
     };
     const workbook::TimingResult per_thread_time = workbook::time_gpu(per_thread, quick_options());
-    print_row("count odd values (all odd): per-thread atomicAdd", n, per_thread_time, run_clean(per_thread));
+    print_row("one counter", "count odd values (all odd): per-thread atomicAdd", n, per_thread_time,
+              run_clean(per_thread));
     const auto block = [&](cudaStream_t stream) {
       atomics::launch_count_odd_block_aggregated(values.data(), n, counter.data(), stream);
     };
     const workbook::TimingResult block_time = workbook::time_gpu(block, quick_options());
-    print_row("count odd values (all odd): shared-memory count per block", n, block_time, run_clean(block));
+    print_row("one counter", "count odd values (all odd): shared-memory count per block", n, block_time,
+              run_clean(block));
     std::printf("  the block-aggregated count is %.1fx as fast as the per-thread one\n\n",
                 per_thread_time.median_ms / block_time.median_ms);
   }
@@ -231,7 +279,7 @@ void filter_table(std::size_t n) {
       }
       ok = ok && sum == expected_sum;
     }
-    print_row(variant.label, n, time, ok);
+    print_row("filter", variant.label, n, time, ok);
   }
   std::printf("\n");
 }
@@ -263,11 +311,13 @@ void count_by_key_table(std::size_t n) {
     const workbook::TimingResult plain_time = workbook::time_gpu(plain, quick_options());
     counts.fill_bytes(0);
     plain(nullptr);
-    print_row("runs of " + std::to_string(run) + ": plain atomicAdd per key", n, plain_time, check());
+    print_row("count by key", "runs of " + std::to_string(run) + ": plain atomicAdd per key", n, plain_time,
+              check());
     const workbook::TimingResult match_time = workbook::time_gpu(match_any, quick_options());
     counts.fill_bytes(0);
     match_any(nullptr);
-    print_row("runs of " + std::to_string(run) + ": __match_any_sync, one atomic per run per warp", n,
+    print_row("count by key",
+              "runs of " + std::to_string(run) + ": __match_any_sync, one atomic per run per warp", n,
               match_time, check());
   }
   std::printf("\n");
@@ -276,7 +326,7 @@ void count_by_key_table(std::size_t n) {
 void double_add_table() {
   const std::size_t n = kCasElements;
   std::printf("4. Double add, %zu threads on %d slots (%zu threads per slot)\n", n, kCasSlots, n / kCasSlots);
-  std::printf("  %-60s %10s %12s   %s\n", "variant", "ms", "G elem/s", "check");
+  print_columns();
   DeviceBuffer<double> values(n);
   fill_doubles<<<blocks_for(n), atomics::kThreadsPerBlock>>>(values.data(), n, 1.0);
   CUDA_CHECK_LAUNCH("fill_doubles");
@@ -295,7 +345,7 @@ void double_add_table() {
       quick_options());
   slots.fill_bytes(0);
   atomics::launch_add_into_slots_native(values.data(), n, slots.data(), kCasSlots);
-  print_row("native atomicAdd(double*, double)", n, native, check());
+  print_row("double add", "native atomicAdd(double*, double)", n, native, check());
 
   // Each sample may take most of a second: few of them.
   workbook::TimingOptions slow;
@@ -310,8 +360,62 @@ void double_add_table() {
       slow);
   slots.fill_bytes(0);
   atomics::launch_add_into_slots_cas(values.data(), n, slots.data(), kCasSlots);
-  print_row("atomicCAS loop", n, cas, check());
+  print_row("double add", "atomicCAS loop", n, cas, check());
   std::printf("  the CAS loop is %.0fx as slow as the native atomic\n\n", cas.median_ms / native.median_ms);
+}
+
+// Table 5: the pair of the speed test AtomicsSpeed.BlockAggregatedCountBeatsPerThreadAtomics
+// (pseudo-random values, about half of them odd) from a few blocks to far
+// beyond L2: at which n does one atomic per block instead of one per odd value pay?
+void count_sweep(std::size_t max_bytes) {
+  const char* table = "count odd by size";
+  std::printf(
+      "5. Count the odd values of n pseudo-random ints (about half of them) by n: shared-memory count per\n"
+      "   block (count_odd_block_aggregated) against per-thread atomicAdd, the speed test's pair\n");
+  std::printf("  %12s %12s %7s %10s %14s %7s %10s %9s   %s\n", "n", "block ms", "spread", "G elem/s",
+              "per-thread ms", "spread", "G elem/s", "speed-up", "check");
+  DeviceBuffer<unsigned> count(1);
+  // Both kernels add to the count: it is zeroed before every run (untimed), so
+  // that it ends as the count of the last run. A shorter time budget than the
+  // tables': ten sizes, two kernels each.
+  workbook::TimingOptions options;
+  options.time_budget_ms = 300.0;
+  options.before_each = [&](cudaStream_t stream) {
+    CUDA_CHECK(cudaMemsetAsync(count.data(), 0, sizeof(unsigned), stream));
+  };
+  for (const std::size_t n :
+       workbook::sweep_sizes(kSweepFromLog2, kSweepToLog2, kSweepStepLog2, sizeof(int), max_bytes)) {
+    DeviceBuffer<int> values(n);
+    fill_values<<<blocks_for(n), atomics::kThreadsPerBlock>>>(values.data(), n, false);
+    CUDA_CHECK_LAUNCH("fill_values");
+    unsigned expected = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (atomics::is_odd(value_at(i, false))) ++expected;
+    }
+
+    const workbook::TimingResult block = workbook::time_gpu(
+        [&](cudaStream_t stream) {
+          atomics::launch_count_odd_block_aggregated(values.data(), n, count.data(), stream);
+        },
+        options);
+    const bool block_ok = count.to_host()[0] == expected;
+    const workbook::TimingResult per_thread = workbook::time_gpu(
+        [&](cudaStream_t stream) {
+          count_odd_per_thread<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(values.data(), n,
+                                                                                        count.data());
+          CUDA_CHECK_LAUNCH("count_odd_per_thread");
+        },
+        options);
+    const bool per_thread_ok = count.to_host()[0] == expected;
+
+    record(table, "shared-memory count per block: count_odd_block_aggregated", n, block);
+    record(table, "per-thread atomicAdd (the yardstick)", n, per_thread);
+    std::printf("  %12zu %12.4f %s %10.2f %14.4f %s %10.2f %8.1fx   %s\n", n, block.median_ms,
+                spread_text(block).c_str(), giga_elements_per_second(n, block), per_thread.median_ms,
+                spread_text(per_thread).c_str(), giga_elements_per_second(n, per_thread),
+                per_thread.median_ms / block.median_ms, check_text(block_ok && per_thread_ok));
+  }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -335,6 +439,9 @@ int main() {
     filter_table(n);
     count_by_key_table(n);
     double_add_table();
+    // The sweep's buffers: at most half of the memory free now.
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    count_sweep(free_bytes / 2);
 
     std::printf(
         "To see what the compiler made of each atomic, list the atomic, vote and popcount\n"
@@ -342,6 +449,10 @@ int main() {
         "  cuobjdump -sass build/default/lab05_experiment | grep -E \"Function|ATOM|RED|VOTE|POPC|MATCH\"\n");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  if (wrong_results > 0) {
+    std::fprintf(stderr, "%d check(s) found a WRONG RESULT\n", wrong_results);
     return 1;
   }
   return 0;

@@ -1,6 +1,7 @@
 // Lab 09 experiment: what do collisions cost a histogram, and what removes them?
 //   ./workbook bench histograms
-// Prints three tables, every result checked against a histogram counted on the host:
+// Prints four tables, every result checked against a histogram counted on the
+// host (a wrong one makes the program exit with 1):
 //   1. 256 bins over n = 2^30 bytes, three inputs: uniform bytes, four bins
 //      that share one shared-memory bank (0, 32, 64, 96), and every byte in
 //      one bin (255). One row per method: the lab's global atomics, two
@@ -18,6 +19,11 @@
 //      lab's wide_histogram() (global atomics aggregated with
 //      __match_any_sync), eight passes over 8192-bin ranges in shared memory
 //      (written here), and CUB.
+//   4. The lab's lane copies (histogram_lane_copies) and CUB on uniform bytes,
+//      n = 2^10, 2^12, ..., 2^30: where launch latency ends and memory begins.
+// Times are medians with the spread of the samples (their interquartile range
+// over the median). Under ./workbook bench --all every timed row is also
+// recorded for the charts.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +33,7 @@
 
 #include "histogram.cuh"
 #include "tests/cub_yardstick.cuh"
+#include "workbook/bench_csv.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
@@ -41,6 +48,16 @@ using histogram::kWarpSize;
 using workbook::DeviceBuffer;
 
 constexpr int kFillThreads = 256;
+
+// The sweep of table 4: 2^10, 2^12, ..., 2^30 bytes (2^30, as in table 1 and
+// the speed tests: 20 times an H100's L2).
+constexpr int kSweepFromLog2 = 10;
+constexpr int kSweepToLog2 = 30;
+constexpr int kSweepStepLog2 = 2;
+
+// Every failed check, so that main() can exit non-zero after printing every
+// table: ./workbook bench --all then reports the lab as failed.
+int wrong_results = 0;
 
 unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>((n + kFillThreads - 1) / kFillThreads);
@@ -260,21 +277,39 @@ __global__ void count_wide_range(const std::uint16_t* in, std::size_t n, std::ui
 // ---- measuring and printing ----
 
 struct Measured {
-  double ms = 0;
+  double ms = 0;  // the median
   bool ok = false;
+  workbook::TimingResult timing;  // with the spread, for the tables and ./workbook bench --all's charts
 };
 
 // Slow rows (seconds per run) take fewer samples.
 Measured measure(const std::function<void(cudaStream_t)>& work, const std::function<bool()>& check,
-                 bool slow = false) {
+                 bool slow = false, double time_budget_ms = 2000.0) {
   workbook::TimingOptions options;
-  options.time_budget_ms = 2000.0;
+  options.time_budget_ms = time_budget_ms;
   if (slow) {
     options.warmup_runs = 1;
     options.min_samples = 3;
   }
   const workbook::TimingResult timing = workbook::time_gpu(work, options);
-  return {timing.median_ms, check()};
+  return {timing.median_ms, check(), timing};
+}
+
+// A row for ./workbook bench --all's charts (nothing happens without
+// $WORKBOOK_BENCH_CSV): GB/s of input, @p input_bytes over the median. A phase
+// row's indentation is layout, not part of its name.
+void record(const std::string& table, const std::string& label, std::size_t n, double input_bytes,
+            const Measured& m) {
+  const std::string implementation = label.substr(label.find_first_not_of(' '));
+  workbook::record("09-histograms", {table, implementation, n, m.timing, input_bytes / m.ms / 1e6, "GB/s"});
+}
+
+using workbook::spread_text;
+
+// "ok" or "WRONG RESULT" for a check column; a wrong result is counted.
+const char* check_text(bool ok) {
+  if (!ok) ++wrong_results;
+  return ok ? "ok" : "WRONG RESULT";
 }
 
 template <typename T>
@@ -290,6 +325,40 @@ std::vector<std::uint32_t> download(const DeviceBuffer<std::uint32_t>& bins, std
   std::vector<std::uint32_t> host = bins.to_host();
   host.resize(count);
   return host;
+}
+
+// Table 4: the lab's lane copies and CUB on uniform bytes, from inputs that
+// fill a few blocks to inputs far beyond L2, both histograms checked against the host's.
+void sweep(std::size_t max_bytes) {
+  const char* table = "256 bins by size";
+  std::printf("4. 256 bins over n uniform bytes, by n: ms, spread, GB/s of input, %% of CUB\n");
+  std::printf("  %12s | %-36s | %-27s | %s\n", "", "lane copies: histogram_lane_copies()",
+              "cub::DeviceHistogram::HistogramEven", "check");
+  std::printf("  %12s | %10s %7s %8s %8s | %10s %7s %8s |\n", "n", "ms", "spread", "GB/s", "% of CUB", "ms",
+              "spread", "GB/s");
+  DeviceBuffer<std::uint32_t> bins(kBins), cub_bins(kBins);
+  // A shorter time budget than the other tables': eleven sizes, two histograms each.
+  const double budget_ms = 300.0;
+  for (const std::size_t n :
+       workbook::sweep_sizes(kSweepFromLog2, kSweepToLog2, kSweepStepLog2, 1, max_bytes)) {
+    DeviceBuffer<std::uint8_t> in(n);
+    fill_bytes<<<blocks_for(n), kFillThreads>>>(in.data(), n, Kind::uniform);
+    CUDA_CHECK_LAUNCH("fill_bytes");
+    const std::vector<std::uint32_t> expected = host_histogram(in, n, kBins);
+    const Measured ours =
+        measure([&](cudaStream_t s) { histogram::histogram_lane_copies(in.data(), n, bins.data(), s); },
+                [&]() { return bins.to_host() == expected; }, false, budget_ms);
+    histogram::yardstick::CubByteHistogram cub(in.data(), n, cub_bins.data());
+    const Measured theirs = measure([&](cudaStream_t s) { cub.run(s); },
+                                    [&]() { return cub_bins.to_host() == expected; }, false, budget_ms);
+    const double bytes = static_cast<double>(n);
+    record(table, "lane copies: histogram_lane_copies()", n, bytes, ours);
+    record(table, "cub::DeviceHistogram::HistogramEven", n, bytes, theirs);
+    std::printf("  %12zu | %10.4f %s %8.1f %7.1f%% | %10.4f %s %8.1f | %s\n", n, ours.ms,
+                spread_text(ours.timing).c_str(), bytes / ours.ms / 1e6, 100.0 * theirs.ms / ours.ms,
+                theirs.ms, spread_text(theirs.timing).c_str(), bytes / theirs.ms / 1e6,
+                check_text(ours.ok && theirs.ok));
+  }
 }
 
 }  // namespace
@@ -384,27 +453,30 @@ int main() {
             rows[r].slow_on_contention && kinds[k] != Kind::uniform);
       }
     }
-    std::printf("1. 256 bins over n = %zu bytes (%.2f GB): ms, GB/s of input, %% of CUB on the same input\n",
-                n, static_cast<double>(n) / 1e9);
+    std::printf(
+        "1. 256 bins over n = %zu bytes (%.2f GB): ms, spread, GB/s of input, %% of CUB on the same input\n",
+        n, static_cast<double>(n) / 1e9);
     std::printf("  %-46s", "variant");
-    for (const Kind kind : kinds) std::printf(" | %-28s", to_string(kind));
+    for (const Kind kind : kinds) std::printf(" | %-34s", to_string(kind));
     std::printf(" | check\n");
+    // Each row is also recorded, one table per input: "256 bins (uniform)", ...
     const auto print_row = [&](const std::string& label, const std::vector<Measured>& m, bool checked) {
       std::printf("  %-46s", label.c_str());
       bool ok = true;
       for (int k = 0; k < 3; ++k) {
-        std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
-                    100.0 * results[rows.size()][k].ms / m[k].ms);
+        record(std::string("256 bins (") + to_string(kinds[k]) + ")", label, n, static_cast<double>(n), m[k]);
+        std::printf(" | %9.3f %s %7.1f %7.1f%%", m[k].ms, spread_text(m[k].timing).c_str(),
+                    static_cast<double>(n) / m[k].ms / 1e6, 100.0 * results[rows.size()][k].ms / m[k].ms);
         ok = ok && m[k].ok;
       }
-      std::printf(" | %s\n", !checked ? "-" : ok ? "ok" : "WRONG RESULT");
+      std::printf(" | %s\n", !checked ? "-" : check_text(ok));
     };
     for (std::size_t r = 0; r < rows.size(); ++r) print_row(rows[r].label, results[r], rows[r].checked);
     print_row("cub::DeviceHistogram::HistogramEven", results[rows.size()], true);
     const double light_ms = static_cast<double>(n) / copy_gbps / 1e6;
     std::printf("  %-46s", "speed of light: n bytes at the copy bandwidth");
     for (int k = 0; k < 3; ++k) {
-      std::printf(" | %9.3f %7.1f %7.1f%%", light_ms, copy_gbps,
+      std::printf(" | %9.3f %7s %7.1f %7.1f%%", light_ms, "", copy_gbps,
                   100.0 * results[rows.size()][k].ms / light_ms);
     }
     std::printf(" |\n\n");
@@ -413,9 +485,10 @@ int main() {
     {
       const std::size_t pixels = n / 4;
       const auto* image = reinterpret_cast<const std::uint32_t*>(in.data());
-      std::printf("2. RGB histogram of %zu RGBA pixels (%d bins): ms, GB/s of input, %% of CUB\n", pixels,
-                  histogram::kRgbBins);
-      std::printf("  %-46s | %-28s | %-28s | check\n", "variant", "uniform pixels", "one colour");
+      std::printf("2. RGB histogram of %zu RGBA pixels (%d bins): ms, spread, GB/s of input, %% of CUB\n",
+                  pixels, histogram::kRgbBins);
+      const char* inputs[2] = {"uniform pixels", "one colour"};
+      std::printf("  %-46s | %-34s | %-34s | check\n", "variant", inputs[0], inputs[1]);
       Measured ours[2], theirs[2];
       for (int k = 0; k < 2; ++k) {
         fill_bytes<<<blocks_for(n), kFillThreads>>>(in.data(), n, k == 0 ? Kind::uniform : Kind::one_bin);
@@ -435,13 +508,15 @@ int main() {
         theirs[k] = measure([&](cudaStream_t s) { cub.run(s); }, check);
         ours[k] = measure([&](cudaStream_t s) { histogram::rgb_histogram(image, pixels, out, s); }, check);
       }
+      // Each row is also recorded, one table per input: "RGB (uniform pixels)", "RGB (one colour)".
       const auto print = [&](const char* label, const Measured* m) {
         std::printf("  %-46s", label);
         for (int k = 0; k < 2; ++k) {
-          std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
-                      100.0 * theirs[k].ms / m[k].ms);
+          record(std::string("RGB (") + inputs[k] + ")", label, pixels, static_cast<double>(n), m[k]);
+          std::printf(" | %9.3f %s %7.1f %7.1f%%", m[k].ms, spread_text(m[k].timing).c_str(),
+                      static_cast<double>(n) / m[k].ms / 1e6, 100.0 * theirs[k].ms / m[k].ms);
         }
-        std::printf(" | %s\n", m[0].ok && m[1].ok ? "ok" : "WRONG RESULT");
+        std::printf(" | %s\n", check_text(m[0].ok && m[1].ok));
       };
       print("rgb_histogram()", ours);
       print("cub::DeviceHistogram::MultiHistogramEven<4, 3>", theirs);
@@ -453,10 +528,10 @@ int main() {
       const std::size_t values = n / 2;
       const auto* wide = reinterpret_cast<std::uint16_t*>(in.data());
       const Kind wide_kinds[] = {Kind::uniform, Kind::one_bin, Kind::sorted};
-      std::printf("3. %d bins over %zu 16-bit values: ms, GB/s of input, %% of CUB\n", histogram::kWideBins,
-                  values);
+      std::printf("3. %d bins over %zu 16-bit values: ms, spread, GB/s of input, %% of CUB\n",
+                  histogram::kWideBins, values);
       std::printf("  %-46s", "variant");
-      for (const Kind kind : wide_kinds) std::printf(" | %-28s", to_string(kind));
+      for (const Kind kind : wide_kinds) std::printf(" | %-34s", to_string(kind));
       std::printf(" | check\n");
       const auto wide_blocks = static_cast<unsigned>(histogram::grid_blocks(n));
       const std::vector<std::pair<std::string, std::function<void(cudaStream_t)>>> wide_rows = {
@@ -497,21 +572,35 @@ int main() {
           wide_results[r][k] = measure(wide_rows[r].second, check, r == 0 && wide_kinds[k] != Kind::uniform);
         }
       }
+      // Each row is also recorded, one table per input: "65536 bins (uniform)", ...
       const auto print = [&](const std::string& label, const std::vector<Measured>& m) {
         std::printf("  %-46s", label.c_str());
         bool ok = true;
         for (int k = 0; k < 3; ++k) {
-          std::printf(" | %9.3f %7.1f %7.1f%%", m[k].ms, static_cast<double>(n) / m[k].ms / 1e6,
+          record(std::string("65536 bins (") + to_string(wide_kinds[k]) + ")", label, values,
+                 static_cast<double>(n), m[k]);
+          std::printf(" | %9.3f %s %7.1f %7.1f%%", m[k].ms, spread_text(m[k].timing).c_str(),
+                      static_cast<double>(n) / m[k].ms / 1e6,
                       100.0 * wide_results[wide_rows.size()][k].ms / m[k].ms);
           ok = ok && m[k].ok;
         }
-        std::printf(" | %s\n", ok ? "ok" : "WRONG RESULT");
+        std::printf(" | %s\n", check_text(ok));
       };
       for (std::size_t r = 0; r < wide_rows.size(); ++r) print(wide_rows[r].first, wide_results[r]);
       print("cub::DeviceHistogram::HistogramEven, 65536 bins", wide_results[wide_rows.size()]);
+      std::printf("\n");
     }
+
+    // --- 4. 256 bins by size -----------------------------------------------------------------
+    // The sweep's buffers: at most half of the memory free now.
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    sweep(free_bytes / 2);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  if (wrong_results > 0) {
+    std::fprintf(stderr, "%d check(s) found a WRONG RESULT\n", wrong_results);
     return 1;
   }
   return 0;

@@ -44,8 +44,12 @@ bool have_device_for_experiment();
 
 /// @brief Bandwidth of cudaMemcpyAsync device-to-device on a buffer far above
 /// L2, counting bytes read plus bytes written, in GB/s (10^9 bytes/s). Measured
-/// once per process (median of repeated samples) and cached.
+/// once per process (median of repeated samples) and cached. When
+/// $WORKBOOK_BENCH_CSV is set, that measurement is also recorded there
+/// (workbook::record: lab "", table "roof", n the bytes copied), the roof of
+/// the lab's GB/s charts.
 /// @return The measured copy bandwidth in GB/s (about 2990 on an H100 80GB HBM3).
+/// @throws std::runtime_error when $WORKBOOK_BENCH_CSV cannot be written.
 double copy_bandwidth_gbps();
 
 }  // namespace workbook

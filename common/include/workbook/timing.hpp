@@ -38,6 +38,13 @@ struct TimingResult {
   std::string summary() const;
 };
 
+/// @brief The spread of a timing for a table column: the interquartile range
+/// over the median, as "±0.4%", right-aligned in 7 columns (printf's widths
+/// count bytes, and "±" is two bytes in one column, so print it with "%s").
+/// @param[in] timing The timing.
+/// @return The text, 7 columns wide (wider only past ±999.9%).
+std::string spread_text(const TimingResult& timing);
+
 /// @brief Times @p work, which enqueues GPU work on the stream it is given
 /// (the legacy default stream, where launches without a stream argument go).
 /// Each sample: flush L2 (if asked), record an event, run @p work, record an event.
