@@ -10,8 +10,17 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 ./workbook grade, run beside it by tools/gpu_checks.sh).
 
   tools/wrong_solutions.py check [--compile]   every mutation applies (and compiles; no GPU needed)
-  tools/wrong_solutions.py run [--jobs N] [LAB...]   grade them (needs a GPU; minutes per lab)
+  tools/wrong_solutions.py run [--jobs N] [--hostile] [LAB...]   grade them (needs a GPU; minutes per lab)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
+
+`--hostile` grades the hostile submissions of tools/wrong_solutions/hostile.json
+instead (the sandbox issue): host code that reads another student's file,
+deletes the gradebook, connects to a port on this machine, hoards memory,
+forks or fills the disk. Each must lose points with its refusal in the
+grader's output ("must_say"), and the bait it went for must be untouched:
+the runner plants another student's file and a gradebook in a folder outside
+the submission (@PLANTED@) and listens on a port of 127.0.0.1 (@PORT@), and
+checks afterwards that the files are unchanged and that no connection came.
 
 A wrong solution must lose points where its mistake is: in the lab's
 correctness groups, unless its entry says "where": "speed" (a mistake that
@@ -29,6 +38,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTATIONS = ROOT / "tools" / "wrong_solutions" / "mutations.json"
+HOSTILE = ROOT / "tools" / "wrong_solutions" / "hostile.json"
 RUBRIC = ROOT / "grader" / "rubric.json"
 SKIP = 77
 
@@ -52,19 +63,32 @@ def labs_in_cmake():
     return labs
 
 
-def load():
-    data = json.loads(MUTATIONS.read_text())
+def load(path=MUTATIONS):
+    data = json.loads(path.read_text())
     return {lab: items for lab, items in data.items() if not lab.startswith("_")}
 
 
-def mutated(lab, base, mutation):
-    """The reference of `lab` with `mutation` applied; raises ValueError when it does not apply."""
+def fill(text, bait):
+    """`text` with the placeholders of a hostile submission filled in from `bait` (a dict)."""
+    return text.replace("@PLANTED@", str(bait["planted"])).replace("@PORT@", str(bait["port"]))
+
+
+# Placeholders for `check --compile`, where nothing is planted and no one listens.
+NO_BAIT = {"planted": "/nonexistent/planted", "port": 9}
+
+
+def mutated(lab, base, mutation, bait=None):
+    """The reference of `lab` with `mutation` applied (its find/replace, or its
+    'edits' in turn); raises ValueError when one does not apply."""
     source = (ROOT / "solutions" / lab / f"{base}.cu").read_text()
-    count = source.count(mutation["find"])
-    if count != 1:
-        raise ValueError(f"{lab}: '{mutation['name']}': its text occurs {count} times in "
-                         f"solutions/{lab}/{base}.cu (it must occur once): update {MUTATIONS.relative_to(ROOT)}")
-    return source.replace(mutation["find"], mutation["replace"], 1)
+    for edit in mutation.get("edits", [mutation]):
+        count = source.count(edit["find"])
+        if count != 1:
+            raise ValueError(f"{lab}: '{mutation['name']}': the text '{edit['find'][:40]}...' occurs {count} times "
+                             f"in solutions/{lab}/{base}.cu (it must occur once): update its entry in "
+                             f"{MUTATIONS.parent.relative_to(ROOT)}")
+        source = source.replace(edit["find"], edit["replace"], 1)
+    return fill(source, bait or NO_BAIT)
 
 
 def compiles(lab, source, work):
@@ -80,39 +104,47 @@ def compiles(lab, source, work):
 
 def check(compile_them=False):
     labs = labs_in_cmake()
-    mutations = load()
     problems = []
-    for lab in labs:
-        if lab not in mutations:
-            problems.append(f"{lab}: no wrong solutions in {MUTATIONS.relative_to(ROOT)}")
     count = 0
-    for lab, items in mutations.items():
-        if lab not in labs:
-            problems.append(f"{lab}: not a lab of CMakeLists.txt")
-            continue
-        for mutation in items:
-            if mutation.get("expect") not in ("loses", "refused"):
-                problems.append(f"{lab}: '{mutation.get('name')}': expect must be 'loses' or 'refused'")
-            if mutation.get("where", "correctness") not in ("correctness", "speed"):
-                problems.append(f"{lab}: '{mutation.get('name')}': where must be 'correctness' (the default) or 'speed'")
-            try:
-                source = mutated(lab, labs[lab], mutation)
-                count += 1
-            except ValueError as error:
-                problems.append(str(error))
+    for path in (MUTATIONS, HOSTILE):
+        mutations = load(path)
+        if path == MUTATIONS:
+            problems += [f"{lab}: no wrong solutions in {MUTATIONS.relative_to(ROOT)}"
+                         for lab in labs if lab not in mutations]
+        for lab, items in mutations.items():
+            if lab not in labs:
+                problems.append(f"{lab}: not a lab of CMakeLists.txt")
                 continue
-            # A wrong solution that does not compile tests the compiler, not the grader.
-            if compile_them and mutation["expect"] == "loses":
-                with tempfile.TemporaryDirectory(prefix="wrong-solution-") as work:
-                    error = compiles(lab, source, Path(work))
-                if error:
-                    problems.append(f"{lab}: '{mutation['name']}' does not compile:\n{error}")
+            for mutation in items:
+                count += 1 if check_one(lab, labs[lab], mutation, compile_them, problems) else 0
     for problem in problems:
         print(f"wrong_solutions: {problem}", file=sys.stderr)
     if problems:
         return 1
-    print(f"wrong_solutions: {count} wrong solutions of {len(mutations)} labs apply to their references")
+    print(f"wrong_solutions: {count} wrong solutions and hostile submissions apply to their references")
     return 0
+
+
+def check_one(lab, base, mutation, compile_them, problems):
+    """Checks one entry's fields, that it applies and (if asked) compiles; False on a problem."""
+    name = mutation.get("name")
+    if mutation.get("expect") not in ("loses", "refused"):
+        problems.append(f"{lab}: '{name}': expect must be 'loses' or 'refused'")
+    if mutation.get("where", "correctness") not in ("correctness", "speed"):
+        problems.append(f"{lab}: '{name}': where must be 'correctness' (the default) or 'speed'")
+    try:
+        source = mutated(lab, base, mutation)
+    except ValueError as error:
+        problems.append(str(error))
+        return False
+    # A wrong solution that does not compile tests the compiler, not the grader.
+    if compile_them and mutation["expect"] == "loses":
+        with tempfile.TemporaryDirectory(prefix="wrong-solution-") as work:
+            error = compiles(lab, source, Path(work))
+        if error:
+            problems.append(f"{lab}: '{name}' does not compile:\n{error}")
+            return False
+    return True
 
 
 def have_gpu():
@@ -122,21 +154,73 @@ def have_gpu():
         return False
 
 
+class Bait:
+    """What a hostile submission goes for: a folder outside the submission with
+    another student's file and a gradebook, and a port on 127.0.0.1 where this
+    runner listens and counts the connections that arrive."""
+
+    FILES = {"other-student/labs/02-abc/abc.cu": "// another student's work\n",
+             "gradebook.csv": "student,02-abc,total,max\nalice,12,12,12\n"}
+
+    def __init__(self, folder):
+        self.planted = folder
+        shutil.rmtree(folder, ignore_errors=True)
+        for relative, text in self.FILES.items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folder / relative).write_text(text)
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while not self.stop.is_set():
+            try:
+                peer, _ = self.listener.accept()
+                self.connections += 1
+                peer.close()
+            except (socket.timeout, OSError):
+                continue
+
+    def values(self):
+        return {"planted": self.planted, "port": self.port}
+
+    def close(self):
+        """Stops listening; returns what the submission disturbed (empty: nothing)."""
+        self.stop.set()
+        self.thread.join()
+        self.listener.close()
+        harm = [f"{self.connections} connection(s) reached port {self.port}"] if self.connections else []
+        for relative, text in self.FILES.items():
+            path = self.planted / relative
+            if not path.exists() or path.read_text() != text:
+                harm.append(f"{path} was {'changed' if path.exists() else 'deleted'}")
+        if (self.planted / "huge.bin").exists():
+            harm.append(f"{self.planted / 'huge.bin'} was written")
+        return harm
+
+
 def speed_item_names():
     """The report names of every lab's speed items ("02-abc: grid-stride loop: bandwidth")."""
     labs = json.loads(RUBRIC.read_text())["labs"]
     return {f"{lab}: {item['name']}" for lab, rubric in labs.items() for item in rubric.get("speed", [])}
 
 
-def grade(lab, base, mutation, work, build=None):
+def grade(lab, base, mutation, work, build=None, bait=None):
     """Grades one wrong solution as a submission in `work`.
 
     Returns (report or None, log path). `build` is the build folder to use
-    (default: the grader's own build/submission)."""
+    (default: the grader's own build/submission); `bait` fills a hostile
+    submission's placeholders."""
     submission = work / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     (submission / "labs" / lab).mkdir(parents=True)
-    (submission / "labs" / lab / f"{base}.cu").write_text(mutated(lab, base, mutation))
+    (submission / "labs" / lab / f"{base}.cu").write_text(mutated(lab, base, mutation, bait))
     results = work / "results.json"
     results.unlink(missing_ok=True)
     log = work / f"{lab}-{re.sub(r'[^a-z0-9]+', '-', mutation['name'].lower())}.log"
@@ -148,6 +232,15 @@ def grade(lab, base, mutation, work, build=None):
     if not results.exists():
         return None, log
     return json.loads(results.read_text()), log
+
+
+def hostile_verdict(mutation, log, bait, harm):
+    """'' when a hostile submission was caught cleanly, else what went wrong."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    missing = [fill(said, bait) for said in mutation.get("must_say", []) if fill(said, bait) not in text]
+    if missing:
+        return f"MESSAGE MISSING: '{missing[0]}' (see {log})"
+    return f"HARM DONE: {'; '.join(harm)}" if harm else ""
 
 
 def verdict(lab, mutation, report, log, speed_items):
@@ -172,7 +265,7 @@ def verdict(lab, mutation, report, log, speed_items):
     return shown, f"KEPT FULL MARKS (see {log})", False
 
 
-def run(selected, jobs=1):
+def run(selected, jobs=1, hostile=False):
     if not have_gpu():
         print("wrong_solutions: skipped: no NVIDIA GPU here (grading needs one)")
         return SKIP
@@ -182,7 +275,7 @@ def run(selected, jobs=1):
         return SKIP
     labs = labs_in_cmake()
     speed_items = speed_item_names()
-    chosen = [(lab, mutation) for lab, items in load().items()
+    chosen = [(lab, mutation) for lab, items in load(HOSTILE if hostile else MUTATIONS).items()
               if not selected or any(lab == s or lab[3:] == s or lab[:2] == s for s in selected)
               for mutation in items]
     shared = [item for item in chosen if item[1].get("where") != "speed"]
@@ -199,8 +292,15 @@ def run(selected, jobs=1):
             folder = work / f"worker-{slot}"
             folder.mkdir(exist_ok=True)
             build = ROOT / "build" / f"wrong-solutions-{slot}" if parallel else None
-            report, log = grade(lab, labs[lab], mutation, folder, build)
+            bait = Bait(folder / "planted") if hostile else None
+            try:
+                report, log = grade(lab, labs[lab], mutation, folder, build, bait.values() if bait else None)
+            finally:
+                harm = bait.close() if bait else []
             shown, text, ok = verdict(lab, mutation, report, log, speed_items)
+            problem = hostile_verdict(mutation, log, bait.values(), harm) if bait else ""
+            if problem:
+                text, ok = problem, False
             with lock:
                 failures.extend([] if ok else [mutation["name"]])
                 print(f"{lab:<16}{mutation['name'][:38]:<40}{shown:>14}  {text}", flush=True)
@@ -219,7 +319,7 @@ def run(selected, jobs=1):
 
 
 def list_all():
-    for lab, items in load().items():
+    for lab, items in [*load().items(), *(("hostile " + lab, items) for lab, items in load(HOSTILE).items())]:
         for mutation in items:
             extra = f" (graded with {' '.join(mutation['grade_args'])})" if mutation.get("grade_args") else ""
             print(f"{lab}: {mutation['name']}: {mutation['what']}; must be {mutation['expect']}{extra}")
@@ -235,6 +335,8 @@ def main(argv):
     if argv[0] == "list":
         return list_all()
     args, jobs = argv[1:], 1
+    hostile = "--hostile" in args
+    args = [arg for arg in args if arg != "--hostile"]
     if "--jobs" in args:
         at = args.index("--jobs")
         if at + 1 >= len(args) or not args[at + 1].isdigit() or int(args[at + 1]) < 1:
@@ -242,7 +344,7 @@ def main(argv):
             return 2
         jobs = int(args[at + 1])
         del args[at:at + 2]
-    return run(args, jobs)
+    return run(args, jobs, hostile)
 
 
 if __name__ == "__main__":

@@ -443,6 +443,16 @@ void run_tests(const RunOptions& options, const Env& env, Clock::time_point dead
   }
 }
 
+/// Stage 3, in the sandbox: a failure that a sandbox limit caused (memory, or
+/// processes) says so, since the student's code only sees a refusal.
+void explain_sandbox_limits(LabRun& run) {
+  for (TestResult& test : run.tests) {
+    if (test.status != TestStatus::failed) continue;
+    const std::string note = explain_sandbox_failure(test.message);
+    if (!note.empty()) test.message += "\n(" + note + ")";
+  }
+}
+
 /// One share of a lab's tests, run by its own chain of processes in its own
 /// folder (share-1, share-2, ...; "alone" for the tests that need the GPU to
 /// themselves).
@@ -616,6 +626,7 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
     const auto it = tests.results.find(name);
     run.tests.push_back(it != tests.results.end() ? it->second : failed(name, "no result was reported"));
   }
+  if (options.sandbox) explain_sandbox_limits(run);
   run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return run;
 }

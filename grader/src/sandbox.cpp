@@ -93,4 +93,16 @@ std::string describe_limit_signal(int signal) {
   return "";
 }
 
+std::string explain_sandbox_failure(const std::string& message) {
+  if (message.find("std::bad_alloc") != std::string::npos) {
+    return "the sandbox lets a test program allocate at most " + std::to_string(kSandboxDataBytes >> 30) +
+           " GiB of host memory, and this test was refused more: allocate only what the lab needs";
+  }
+  if (message.find("Resource temporarily unavailable") != std::string::npos) {
+    return "the sandbox lets a test program run at most " + std::to_string(kSandboxProcesses) +
+           " processes and threads at once: start none of your own";
+  }
+  return "";
+}
+
 }  // namespace workbook::grader

@@ -59,4 +59,12 @@ constexpr std::uint64_t kSandboxProcesses = 4096;
 /// @return The phrase, or empty.
 std::string describe_limit_signal(int signal);
 
+/// @brief Which sandbox limit a failed test's message points at: a
+/// std::bad_alloc (the memory limit) or "Resource temporarily unavailable"
+/// (a thread or process refused by the process limit), as a note for the
+/// student; empty when it points at none.
+/// @param[in] message The failed test's message.
+/// @return The note, or empty.
+std::string explain_sandbox_failure(const std::string& message);
+
 }  // namespace workbook::grader

@@ -602,6 +602,20 @@ TEST_F(GraderEndToEnd, SandboxHidesAndProtectsFilesOutsideTheRun) {
   }
 }
 
+TEST_F(GraderEndToEnd, InTheSandboxARefusedAllocationNamesTheMemoryLimit) {
+  const std::string unavailable = workbook::grader::sandbox_unavailable_reason();
+  if (!unavailable.empty()) GTEST_SKIP() << unavailable;
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=throw:std::bad_alloc,Good.B=pass,GoodSpeed.Fast=speed:0.9", 1);
+  const GraderRun run = grade(manifest_arg() + " good --sandbox --color never");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("(the sandbox lets a test program allocate at most 64 GiB of host memory"),
+            std::string::npos)
+      << run.out;
+  const GraderRun outside = grade(manifest_arg() + " good --no-sandbox --color never");
+  EXPECT_EQ(outside.out.find("the sandbox lets"), std::string::npos) << "no sandbox, no note:\n"
+                                                                     << outside.out;
+}
+
 TEST_F(GraderEndToEnd, WithoutASandboxTheDefaultWarnsAndGrades) {
   ::setenv("WORKBOOK_SANDBOX_TOOL", "/nonexistent/bwrap", 1);
   const GraderRun run = grade(manifest_arg() + " good --color never");

@@ -19,6 +19,8 @@
 //                          lab does after the CUDA context is lost
 //   exit                   exit(0) in the middle of the test
 //   speed:<ratio>          pass and report a speed of <ratio> x 1000 GB/s
+//   throw:<what>           fail as GoogleTest reports an exception <what>
+//                          escaping the test body
 //   read:<path>            print the file's first line ("read: <line>") and
 //                          pass, or fail when it cannot be opened
 //   write:<path>           create the file and pass, or fail when it cannot
@@ -187,6 +189,10 @@ int main(int argc, char** argv) {
     } else if (behaviour == "fail" || behaviour == "abort") {
       end["status"] = "failed";
       end["message"] = "fake_lab.cpp:1: Failure\nExpected: <1> & \"quotes\"\n  Actual: 2";
+    } else if (behaviour.rfind("throw:", 0) == 0) {
+      end["status"] = "failed";
+      end["message"] = "unknown file: Failure\nC++ exception with description \"" + behaviour.substr(6) +
+                       "\" thrown in the test body.";
     } else if (behaviour == "skip") {
       end["status"] = "skipped";
       end["message"] = "fake_lab.cpp:2: Skipped\nneeds a feature this GPU lacks";

@@ -81,3 +81,14 @@ TEST(Sandbox, ProcessLimitReachesTheChild) {
 
 }  // namespace
 }  // namespace workbook::grader
+
+TEST(Sandbox, RefusalsOfItsLimitsAreExplained) {
+  EXPECT_NE(workbook::grader::explain_sandbox_failure(
+                "C++ exception with description \"std::bad_alloc\" thrown in the test body.")
+                .find("at most 64 GiB of host memory"),
+            std::string::npos);
+  EXPECT_NE(workbook::grader::explain_sandbox_failure("thread: Resource temporarily unavailable")
+                .find("at most 4096 processes and threads"),
+            std::string::npos);
+  EXPECT_EQ(workbook::grader::explain_sandbox_failure("Expected equality of these values"), "");
+}
