@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,8 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <thread>
 
 extern char** environ;
 
@@ -317,7 +320,80 @@ void apply_limits(const ResourceLimits& limits) {
   apply_limit(RLIMIT_NPROC, limits.processes);
 }
 
+/// A pids cgroup that caps a child's processes and threads where RLIMIT_NPROC
+/// cannot: the kernel does not apply that limit to root. Made only when the
+/// grader runs as root and the pids controller can be written to (cgroup v1's
+/// pids hierarchy, or a cgroup v2 root that delegates pids); otherwise it is
+/// not there, and the rlimit is the only cap. The child joins it between
+/// fork() and exec() by writing "0" to its cgroup.procs (open before the fork:
+/// the child may only make async-signal-safe calls), so everything it starts
+/// is counted; it is removed when the child's group is gone.
+class PidsCgroup {
+ public:
+  explicit PidsCgroup(std::uint64_t max_processes) {
+    if (max_processes == 0 || ::geteuid() != 0) return;
+    static std::atomic<int> made{0};
+    const std::string name = "/workbook-" + std::to_string(::getpid()) + "-" + std::to_string(made++);
+    for (const char* base : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup"}) {
+      const std::string dir = base + name;
+      if (!delegates_pids(base) || ::mkdir(dir.c_str(), 0755) != 0) continue;
+      if (write_file(dir + "/pids.max", std::to_string(max_processes))) {
+        procs_fd_ = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+        if (procs_fd_ >= 0) {
+          dir_ = dir;
+          return;
+        }
+      }
+      ::rmdir(dir.c_str());
+    }
+  }
+  PidsCgroup(const PidsCgroup&) = delete;
+  PidsCgroup& operator=(const PidsCgroup&) = delete;
+  ~PidsCgroup() {
+    if (procs_fd_ >= 0) ::close(procs_fd_);
+    // The group was killed; its last processes may take a moment to be reaped.
+    for (int attempt = 0; !dir_.empty() && attempt < 50 && ::rmdir(dir_.c_str()) != 0 && errno == EBUSY;
+         ++attempt)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+
+  /// In the child after fork(): moves it into the cgroup (async-signal-safe).
+  void join() const {
+    if (procs_fd_ < 0) return;
+    ssize_t ignored = ::write(procs_fd_, "0", 1);
+    (void)ignored;
+  }
+
+  /// The cgroup's folder, or empty when there is none.
+  const std::string& dir() const { return dir_; }
+
+ private:
+  static bool delegates_pids(const std::string& base) {
+    if (base == "/sys/fs/cgroup/pids") return ::access((base + "/cgroup.procs").c_str(), W_OK) == 0;  // v1
+    std::ifstream control(base + "/cgroup.subtree_control");  // v2: the root must hand pids down
+    std::string word;
+    while (control >> word) {
+      if (word == "pids") return true;
+    }
+    return false;
+  }
+
+  static bool write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text << std::flush;
+    return static_cast<bool>(out);
+  }
+
+  std::string dir_;
+  int procs_fd_ = -1;
+};
+
 }  // namespace
+
+std::string pids_cgroup_probe(std::uint64_t max_processes) {
+  const PidsCgroup probe(max_processes);
+  return probe.dir();
+}
 
 ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
                            const StopCheck& should_stop) {
@@ -347,10 +423,12 @@ ProcessOutcome run_process(const ProcessSpec& spec, Clock::time_point deadline,
   }
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 
+  const PidsCgroup pids(spec.limits.processes);
   const auto started = Clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setpgid(0, 0);
+    pids.join();
     for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
     ::dup2(output.stdout_fd(), STDOUT_FILENO);

@@ -79,9 +79,18 @@ struct ResourceLimits {
   std::uint64_t file_bytes = 0;   ///< RLIMIT_FSIZE: largest file it may write (then SIGXFSZ).
   std::uint64_t cpu_seconds = 0;  ///< RLIMIT_CPU: CPU time (then SIGXCPU).
   /// RLIMIT_NPROC: processes and threads at once (then fork fails with EAGAIN).
-  /// The kernel does not apply it to root.
+  /// The kernel does not apply it to root; for a root grader the same number
+  /// is set as the pids.max of a cgroup of the child's own, where one can be
+  /// made (see pids_cgroup_probe()).
   std::uint64_t processes = 0;
 };
+
+/// @brief Whether a pids cgroup can cap a child's processes here: makes one
+/// with @p max_processes and removes it again.
+/// @param[in] max_processes Its pids.max.
+/// @return The folder it had, or empty when none can be made (not root, or
+/// no writable pids controller).
+std::string pids_cgroup_probe(std::uint64_t max_processes);
 
 /// @brief What to run.
 struct ProcessSpec {

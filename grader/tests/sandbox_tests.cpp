@@ -1,12 +1,14 @@
 // Tests of the sandbox's pieces that need no GPU: the bwrap command line and
 // the resource limits a child process starts with.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "process.hpp"
@@ -76,6 +78,26 @@ TEST(Sandbox, ProcessLimitReachesTheChild) {
   // "Max processes   777   777   processes": the soft and the hard limit.
   EXPECT_NE(text.find(" 777 "), std::string::npos) << "the child's RLIMIT_NPROC: " << text;
   EXPECT_EQ(sandbox_limits().processes, kSandboxProcesses);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Sandbox, ProcessLimitBindsRootThroughAPidsCgroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: RLIMIT_NPROC is the limit, and the test above shows it";
+  if (pids_cgroup_probe(4).empty())
+    GTEST_SKIP() << "no writable pids cgroup here: root's processes are not capped";
+  const std::string dir = ::testing::TempDir() + "/sandbox-pids";
+  std::filesystem::create_directories(dir);
+  ProcessSpec spec;
+  // Ten background sleeps under a cap of 8 processes: the shell's forks fail.
+  spec.argv = {"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1 & done; wait"};
+  spec.stdout_path = dir + "/out.log";
+  spec.stderr_path = spec.stdout_path;
+  spec.limits.processes = 8;
+  const ProcessOutcome outcome = run_process(spec, Clock::now() + std::chrono::seconds(20), {});
+  std::ifstream out(spec.stdout_path);
+  const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("fork"), std::string::npos)
+      << "root's shell forked ten times under a cap of 8: " << text << describe_outcome(outcome);
   std::filesystem::remove_all(dir);
 }
 
