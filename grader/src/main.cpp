@@ -281,6 +281,7 @@ int grade(const std::vector<std::string>& args) {
   report.gpu = describe_gpu();
   report.seed = options.seed ? std::to_string(*options.seed) : "default";
   report.solutions = options.solutions;
+  report.sandboxed = sandboxed;
 
   ::signal(SIGINT, on_terminate_signal);
   ::signal(SIGTERM, on_terminate_signal);

@@ -25,6 +25,7 @@ double total_max_score(const GradeReport& report) {
 
 std::string header_line(const GradeReport& report) {
   return "GPU: " + report.gpu + " | seed: " + report.seed +
+         (report.sandboxed ? " | sandboxed" : " | no sandbox") +
          (report.solutions ? " | grading the reference solutions" : "");
 }
 

@@ -27,6 +27,7 @@ struct GradeReport {
   std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
   std::string seed;              ///< The seed, or "default".
   bool solutions = false;        ///< Graded the reference solutions.
+  bool sandboxed = false;        ///< The test programs ran in the sandbox.
   std::vector<LabRun> runs;      ///< One per lab graded.
   std::vector<LabScore> scores;  ///< Same order as runs.
   double seconds = 0;            ///< Wall-clock time of the whole grading.
