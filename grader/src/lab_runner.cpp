@@ -470,9 +470,8 @@ Share make_share(const RunOptions& options, const LabTests& lab, std::vector<std
   std::error_code ignored;
   std::filesystem::create_directories(share.options.work_dir, ignored);
   const std::set<std::string> mine(names.begin(), names.end());
-  share.options.select = [mine](const std::string& test) {
-    return mine.count(test) != 0;
-  };  // Always a filter.
+  // A select() makes every run of the share name its tests in a --gtest_filter.
+  share.options.select = [mine](const std::string& test) { return mine.count(test) != 0; };
   share.tests.all_listed = lab.all_listed;
   share.tests.listed = names;
   share.tests.order = names;
