@@ -25,6 +25,7 @@
 
 #include "grid_yardstick.cuh"
 #include "lbvh.cuh"
+#include "lbvh_download.cuh"
 #include "lbvh_reference.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
@@ -35,6 +36,7 @@
 namespace lbvh {
 namespace {
 
+using testing::download_tree;
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::testing::AlternatingInput;
@@ -43,25 +45,6 @@ using workbook::testing::matches;
 
 constexpr std::size_t kObjects = std::size_t{1} << 20;
 constexpr double kNeighbours = 8.0;
-
-std::vector<std::uint32_t> download(const std::uint32_t* device, std::size_t count) {
-  std::vector<std::uint32_t> host(count);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-reference::BuiltTree download_tree(Lbvh& bvh) {
-  reference::BuiltTree tree;
-  tree.objects = download(bvh.objects(), kObjects);
-  tree.left = download(bvh.left(), kObjects - 1);
-  tree.right = download(bvh.right(), kObjects - 1);
-  tree.last = download(bvh.last(), kObjects - 1);
-  tree.parent = download(bvh.parent(), 2 * kObjects - 1);
-  tree.boxes.resize(2 * kObjects - 1);
-  CUDA_CHECK(
-      cudaMemcpy(tree.boxes.data(), bvh.boxes(), tree.boxes.size() * sizeof(Aabb), cudaMemcpyDeviceToHost));
-  return tree;
-}
 
 // Object i of version 0 is object renumbered(i, version) of the other versions.
 std::uint32_t renumbered(std::uint32_t object, std::size_t version) {
@@ -160,7 +143,7 @@ TEST_F(LbvhSpeed, BuildOf2To20ObjectsReachesTargetFractionOfOneSort) {
   const std::string context =
       "the tree of the last timed build, 2^20 uniform cubes, seed=" + std::to_string(workbook::test_seed()) +
       " (the last timed run, input changed before each run)";
-  const reference::BuiltTree tree = download_tree(bvh);
+  const reference::BuiltTree tree = download_tree(bvh, kObjects);
   const std::string problem = reference::validate(tree, last);
   ASSERT_TRUE(problem.empty()) << context << ": " << problem;
   ASSERT_TRUE(matches(compare_exact(reference::sort_objects(last).objects, tree.objects),

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lbvh.cuh"
+#include "lbvh_download.cuh"
 #include "lbvh_reference.hpp"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
@@ -32,6 +33,9 @@ namespace lbvh {
 namespace {
 
 using reference::Scene;
+using testing::download;
+using testing::download_boxes;
+using testing::download_tree;
 using workbook::compare_exact;
 using workbook::DeviceBuffer;
 using workbook::testing::expect_input_unchanged;
@@ -49,19 +53,6 @@ std::uint64_t seed_for(Scene scene, std::size_t n) {
 std::string case_text(Scene scene, std::size_t n) {
   return std::string("scene=") + reference::to_string(scene) + ", n=" + std::to_string(n) + ", " +
          seed_text();
-}
-
-std::vector<std::uint32_t> download(const std::uint32_t* device, std::size_t count) {
-  std::vector<std::uint32_t> host(count);
-  if (count > 0)
-    CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-std::vector<Aabb> download_boxes(const Aabb* device, std::size_t count) {
-  std::vector<Aabb> host(count);
-  if (count > 0) CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(Aabb), cudaMemcpyDeviceToHost));
-  return host;
 }
 
 // Boxes compared as six floats each, so that a mismatch prints numbers.
@@ -400,17 +391,6 @@ TEST_P(NodeBoxes, AreTheUnionsOfTheirChildrenTwiceInARow) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, NodeBoxes, ::testing::ValuesIn(kTreeSizes), size_name);
-
-reference::BuiltTree download_tree(Lbvh& bvh, std::size_t n) {
-  reference::BuiltTree t;
-  t.objects = download(bvh.objects(), n);
-  t.left = download(bvh.left(), n - 1);
-  t.right = download(bvh.right(), n - 1);
-  t.last = download(bvh.last(), n - 1);
-  t.parent = download(bvh.parent(), 2 * n - 1);
-  t.boxes = download_boxes(bvh.boxes(), 2 * n - 1);
-  return t;
-}
 
 using SceneCase = std::tuple<Scene, std::size_t>;
 
