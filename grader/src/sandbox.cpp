@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 
 namespace workbook::grader {
 namespace {
@@ -27,6 +29,24 @@ std::vector<std::string> gpu_device_nodes() {
   return nodes;
 }
 
+/// Whether @p path is visible in the sandbox through a system folder, both as
+/// given and once its symlinks are followed (compute-sanitizer under
+/// /usr/local/cuda, say). Such a path needs no bind of its own, and must not
+/// get one: bwrap resolves the destination's parent folders inside the
+/// half-built sandbox, where an absolute symlink among them (/usr/local/cuda ->
+/// /usr/local/cuda-13.0) points nowhere ("Can't mkdir parents").
+bool shown_by_a_system_folder(const std::string& path) {
+  const auto under_one = [](const std::string& candidate) {
+    return std::any_of(std::begin(kSystemFolders), std::end(kSystemFolders), [&](const char* folder) {
+      const std::string prefix = std::string(folder) + "/";
+      return candidate.rfind(prefix, 0) == 0;
+    });
+  };
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::canonical(path, error);
+  return !error && under_one(path) && under_one(real.string());
+}
+
 }  // namespace
 
 std::string find_sandbox_tool() {
@@ -44,6 +64,7 @@ std::vector<std::string> sandbox_command(const SandboxPaths& paths) {
   // A private /tmp first: the binds below may lie inside it.
   argv.insert(argv.end(), {"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"});
   for (const std::string& path : paths.read_only) {
+    if (shown_by_a_system_folder(path)) continue;
     std::error_code error;
     const std::filesystem::path real = std::filesystem::canonical(path, error);
     // The real file at the path the program was given (a symlink's name is kept).

@@ -45,6 +45,20 @@ TEST(Sandbox, CommandShowsOnlyWhatTheRunNeeds) {
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "/root"), argv.end());
 }
 
+TEST(Sandbox, PathsTheSystemFoldersShowGetNoBindOfTheirOwn) {
+  // On the H100 machine compute-sanitizer lies under /usr/local/cuda, an
+  // absolute symlink: a bind of it broke every sanitizer run in the sandbox.
+  ::setenv("WORKBOOK_SANDBOX_TOOL", "/bin/true", 1);
+  const std::string outside = ::testing::TempDir() + "/sandbox-bind-me";
+  std::ofstream(outside) << "x";
+  const std::vector<std::string> argv = sandbox_command({{"/bin/sh", outside}, {}});
+  ::unsetenv("WORKBOOK_SANDBOX_TOOL");
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "/bin/sh"), argv.end());
+  const std::string real_outside = std::filesystem::canonical(outside).string();
+  EXPECT_TRUE(has_sequence(argv, {"--ro-bind", real_outside, outside}));
+  std::filesystem::remove(outside);
+}
+
 TEST(Sandbox, FileSizeLimitStopsTheChildWithSigxfsz) {
   const std::string dir = ::testing::TempDir() + "/sandbox-limits";
   std::filesystem::create_directories(dir);
