@@ -78,8 +78,18 @@ fi
   WORKBOOK_SANDBOX_TOOL=/nonexistent/bwrap WORKBOOK_NO_INSTALL=1 WORKBOOK_BUILD_DIR="$work/build-refused" \
     WORKBOOK_BUILD_TARGET=lab02_student "$ROOT/workbook" grade --submission "$sub" >"$work/refused.log" 2>&1
 ) && fail "instructor mode graded without a sandbox and without --allow-unsandboxed"
-expect_in "$work/refused.log" "compiled in a bubblewrap sandbox, and none can be made here" "the refusal"
+expect_in "$work/refused.log" "in a bubblewrap sandbox, and none can be made here" "the refusal"
 expect_in "$work/refused.log" "./workbook grade --allow-unsandboxed --submission DIR" "the refusal"
+# grade-batch refuses once, before it builds or records anything.
+mkdir -p "$work/class/alice"
+cp -r "$sub/labs" "$work/class/alice/"
+(
+  unset WORKBOOK_ALLOW_UNSANDBOXED
+  WORKBOOK_SANDBOX_TOOL=/nonexistent/bwrap WORKBOOK_NO_INSTALL=1 \
+    "$ROOT/workbook" grade-batch "$work/class" --out "$work/class-out" >"$work/batch-refused.log" 2>&1
+) && fail "grade-batch graded without a sandbox and without --allow-unsandboxed"
+expect_in "$work/batch-refused.log" "./workbook grade-batch --allow-unsandboxed SUBMISSIONS_DIR" "grade-batch's refusal"
+[[ ! -e "$work/class-out" ]] || fail "grade-batch wrote $work/class-out although it refused to grade"
 
 # The instructor's own tree is refused as a submission, and so is a missing folder.
 "$ROOT/workbook" grade --submission "$work/nowhere" >"$work/missing.log" 2>&1 && fail "a missing folder was accepted"
