@@ -14,6 +14,9 @@ printed, with the run named in its header:
     # y: GB/s
     # xscale: log2            (optional: the x values are powers of two)
     # roof: 2982 copy bandwidth  (optional: a horizontal line, its value and label)
+    # kind: bars              (optional: a bar per point instead of lines)
+    # yscale: log             (optional: a logarithmic y axis, for ratios)
+    # xticks: 1=Fermi; 2=Kepler  (optional: names for the x values, for bars)
     series,x,y
     grid-stride loop,1,1014
     ...
@@ -32,7 +35,7 @@ import math
 import sys
 from pathlib import Path
 
-HEADER_KEYS = ("title", "source", "x", "y", "xscale", "roof")
+HEADER_KEYS = ("title", "source", "x", "y", "xscale", "roof", "kind", "yscale", "xticks")
 
 
 class ChartError(Exception):
@@ -71,18 +74,32 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
     return header, series
 
 
+def _parse_tick(path: Path, item: str) -> tuple[float, str]:
+    """One "X=name" of '# xticks:'."""
+    value, equals, name = item.partition("=")
+    try:
+        return float(value), name.strip()
+    except ValueError as error:
+        raise ChartError(f"{path.name}: '# xticks:' wants X=name; X=name; ..., got '{item.strip()}'") from error
+
+
 def draw(path: Path) -> str:
     import matplotlib
 
     matplotlib.use("svg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     matplotlib.rcParams.update({"svg.hashsalt": "workbook", "svg.fonttype": "none", "font.size": 10})
     header, series = read_chart(path)
     figure, axes = plt.subplots(figsize=(7.0, 4.0))
+    bars = header.get("kind") == "bars"
     for name, points in series.items():
         xs, ys = [p[0] for p in points], [p[1] for p in points]
-        if len(points[0]) == 4:
+        if bars:
+            drawn = axes.bar(xs, ys, width=0.6, label=name)
+            axes.bar_label(drawn, labels=[f"{y:g}" for y in ys], fontsize=9, padding=2)
+        elif len(points[0]) == 4:
             below = [p[1] - p[2] for p in points]
             above = [p[3] - p[1] for p in points]
             axes.errorbar(xs, ys, yerr=[below, above], marker="o", capsize=3, label=name)
@@ -104,8 +121,17 @@ def draw(path: Path) -> str:
         ticks = sorted({p[0] for points in series.values() for p in points})
         axes.set_xticks(ticks, [f"2^{round(math.log2(x))}" if x >= 1024 else f"{x:g}" for x in ticks])
         axes.minorticks_off()
+    if "xticks" in header:
+        ticks = dict(_parse_tick(path, item) for item in header["xticks"].split(";") if item.strip())
+        axes.set_xticks(list(ticks), list(ticks.values()))
     highest = max([p[-1] for points in series.values() for p in points] + [roof])
-    axes.set_ylim(0, highest * 1.15)
+    if header.get("yscale") == "log":
+        lowest = min([p[1] for points in series.values() for p in points] + ([roof] if roof else []))
+        axes.set_yscale("log")
+        axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.set_ylim(lowest / 2, highest * 2)
+    else:
+        axes.set_ylim(0, highest * 1.15)
     axes.set_xlabel(header["x"])
     axes.set_ylabel(header["y"])
     axes.set_title(header["title"])
