@@ -7,9 +7,12 @@
 // copy bandwidth, the speed of light of a memory-bound kernel. Each result is
 // checked, so a fast wrong kernel is flagged, and a wrong one makes the program
 // exit 1. Every timed row is also recorded for ./workbook bench --all's charts.
+// With --once it launches the copies of tables 1 and 2 once each, untimed, for
+// Nsight Compute to count their sectors (tools/ncu_lab03.sh).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -193,11 +196,46 @@ void transpose_sweep() {
   }
 }
 
+// --once: every strided copy of table 1, then every offset copy of table 2, one
+// launch each on the same buffers, so that a profiler's list of launches is the
+// tables' rows in order (ncu replays a launch per metric pass; timed
+// repetitions would only multiply the list).
+void launch_each_copy_once() {
+  const std::size_t n = std::size_t{1} << 26;
+  {
+    DeviceBuffer<float> in(n * 32);
+    DeviceBuffer<float> out(n);
+    fill_indices(in);
+    for (const int stride : {1, 2, 4, 8, 16, 32})
+      coalescing::launch_strided_copy(out.data(), in.data(), n, stride, 0);
+  }
+  {
+    DeviceBuffer<float> in(n + 32);
+    DeviceBuffer<float> out(n);
+    fill_indices(in);
+    for (const int offset : {0, 1, 2, 4, 8, 16, 32})
+      coalescing::launch_offset_copy(out.data(), in.data(), n, offset, 0);
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf(
+      "launched strided_copy for strides 1 2 4 8 16 32, then offset_copy for offsets 0 1 2 4 8 16 32,\n"
+      "once each on n = 2^26 floats\n");
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    if (argc > 2 || (argc == 2 && std::strcmp(argv[1], "--once") != 0)) {
+      std::fprintf(stderr, "usage: %s [--once]   (--once: each copy of tables 1 and 2 once, for ncu)\n",
+                   argv[0]);
+      return 1;
+    }
     if (!workbook::have_device_for_experiment()) return 2;
+    if (argc == 2) {
+      launch_each_copy_once();
+      return 0;
+    }
     const workbook::DeviceInfo gpu = workbook::current_device_info();
     std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
     const double copy_gbps = workbook::copy_bandwidth_gbps();
