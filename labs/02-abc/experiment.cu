@@ -103,7 +103,7 @@ void print_sweep_row(const std::string& name, std::size_t n, const workbook::Tim
                      double copy_ms, bool ok) {
   const double gbps =
       workbook::gigabytes_per_second(kBytesPerElement * static_cast<double>(n), timing.median_ms);
-  std::printf("| %-30s | %5s | %9.4f | %7.0f | %8.1f%% | %s | %-12s |\n", name.c_str(), power_text(n).c_str(),
+  std::printf("| %-31s | %5s | %9.4f | %7.0f | %8.1f%% | %s | %-12s |\n", name.c_str(), power_text(n).c_str(),
               timing.median_ms, gbps, 100.0 * copy_ms / timing.median_ms, spread_text(timing).c_str(),
               ok ? "ok" : "WRONG RESULT");
   if (!ok) ++wrong_results;
@@ -127,9 +127,9 @@ void sweep() {
   std::printf(
       "the same 16 bytes read + written. %% of copy: the copy's time at the same n over the row's.\n");
   std::printf("Every result is checked on the host.\n");
-  std::printf("| %-30s | %5s | %9s | %7s | %9s | %7s | %-12s |\n", "variant", "n", "ms", "GB/s", "% of copy",
+  std::printf("| %-31s | %5s | %9s | %7s | %9s | %7s | %-12s |\n", "variant", "n", "ms", "GB/s", "% of copy",
               "spread", "check");
-  std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(32, '-').c_str(), std::string(7, '-').c_str(),
+  std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(33, '-').c_str(), std::string(7, '-').c_str(),
               std::string(11, '-').c_str(), std::string(9, '-').c_str(), std::string(11, '-').c_str(),
               std::string(9, '-').c_str(), std::string(14, '-').c_str());
   for (const std::size_t n : sizes) {

@@ -130,12 +130,12 @@ void phases_table(std::size_t n) {
   std::uint32_t* digit_counts = scratch.digit_counts();
   const double keys = static_cast<double>(n);
   const auto row = [&](const char* label, const Measured& m, double bytes) {
-    std::printf("  %-52s %10.3f %12.1f %12.1f\n", label, m.ms, bytes / 1.0e6, bytes / m.ms / 1.0e6);
+    std::printf("  %-55s %10.3f %12.1f %12.1f\n", label, m.ms, bytes / 1.0e6, bytes / m.ms / 1.0e6);
   };
   std::printf(
       "2. One pass of sort_keys() on n = %s keys (shift 0), phase by phase; %zu digit counts (%zu tiles)\n",
       power_text(n).c_str(), counts, radix_sort::tiles_for(n));
-  std::printf("  %-52s %10s %12s %12s\n", "phase", "ms", "MB moved", "GB/s");
+  std::printf("  %-55s %10s %12s %12s\n", "phase", "ms", "MB moved", "GB/s");
   const Measured count = measure(
       [&](cudaStream_t stream) { radix_sort::launch_count_digits(in.data(), n, 0, digit_counts, stream); });
   row("(a) count_digits: read keys, write counts", count, 4.0 * keys + 4.0 * static_cast<double>(counts));
@@ -150,7 +150,7 @@ void phases_table(std::size_t n) {
   });
   row("(c) scatter_by_digit: read keys and offsets, write keys", scatter,
       8.0 * keys + 4.0 * static_cast<double>(counts));
-  std::printf("  %-52s %10.3f   (x %d passes = %.3f ms)\n", "one pass, (a) + (b) + (c)",
+  std::printf("  %-55s %10.3f   (x %d passes = %.3f ms)\n", "one pass, (a) + (b) + (c)",
               count.ms + scan.ms + scatter.ms, radix_sort::kPasses,
               radix_sort::kPasses * (count.ms + scan.ms + scatter.ms));
   std::printf("\n");
