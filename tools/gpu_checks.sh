@@ -2,7 +2,7 @@
 # Maintainers' check on a GPU machine: build, the project's tests, the grade of
 # the reference solutions and of the untouched skeletons, and every lab's
 # experiment on the solutions (the figures the handouts quote).
-#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|all]
+#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|all]
 #                                          (default: gpu-check-logs/ all)
 # "tests" runs the build and ./workbook test only, "grades" the build, both
 # grades and the experiments: two shorter runs where one command is time-limited.
@@ -15,15 +15,16 @@
 # grader ran shares at once) the sanitizer grade alone took over 5 minutes,
 # the wrong solutions with --jobs 4 about 9, one grade of the references 4.5.
 # "sandbox" is the sandbox issue's demonstration (tools/sandbox_demo.sh),
-# "batch" the class-scale one (tools/batch_demo.sh: run it on two GPUs).
+# "batch" the class-scale one (tools/batch_demo.sh: run it on two GPUs), "ncu"
+# Nsight Compute's sector and DRAM counts of lab 03's copies (tools/ncu_lab03.sh).
 # Each step's full output goes to LOG_DIR; a summary is printed at the end.
 # The device tool brings back few files: tar LOG_DIR into one.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs="${1:-gpu-check-logs}"
 part="${2:-all}"
-case "$part" in tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|all) ;;
-  *) echo "gpu_checks: unknown part '$part' (tests, grades, trust, sanitize, wrong, repeat, sandbox, batch or all)" >&2; exit 1 ;;
+case "$part" in tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|all) ;;
+  *) echo "gpu_checks: unknown part '$part' (tests, grades, trust, sanitize, wrong, repeat, sandbox, batch, ncu or all)" >&2; exit 1 ;;
 esac
 wants() {  # wants PART: whether this run includes PART
   [[ "$part" == "$1" || ("$part" == trust && ("$1" == sanitize || "$1" == wrong || "$1" == repeat)) ]]
@@ -53,6 +54,9 @@ if wants wrong; then
 fi
 if [[ "$part" == sandbox ]]; then  # grade-batch of five, with and without the sandbox
   step sandbox-demo tools/sandbox_demo.sh "$logs/sandbox-demo"
+fi
+if [[ "$part" == ncu || "$part" == all ]]; then
+  step ncu-lab03 tools/ncu_lab03.sh build/default/lab03_experiment_solution "$logs/ncu-lab03"
 fi
 if [[ "$part" == batch ]]; then  # grade-batch of twenty, with 1 and 2 workers
   step batch-demo tools/batch_demo.sh "$logs/batch-demo"
