@@ -156,7 +156,9 @@ constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 // Threads of reduce-then-scan that must fit on an SM at once, 1024 (half of
 // an H100 SM's 2048): this caps their registers at 65536 / 1024 = 64 per
 // thread. Without the cap nvcc used 118-134 registers, one block of 256
-// threads ran per SM, and reduce-then-scan reached 52% of CUB's speed (H100).
+// threads ran per SM, and reduce-then-scan reached 52% of CUB's speed (H100,
+// measured on 2026-11-23 before the cap; with it, 78% in ./workbook bench
+// --all --solution on 2026-11-25).
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
 
 __device__ int padded(int index) {

@@ -69,9 +69,11 @@ constexpr int kVectorWidth = 4;
 
 /// @brief Elements each thread of the single pass owns: 7 groups of
 /// kVectorWidth. Every tile pays for a ticket and a look-back, so larger tiles
-/// wait less per element. Measured on an H100 (2^28 int32, 256 threads, 16-byte
+/// wait less per element. Measured on an H100 on 2026-11-23 with
+/// tools/sweeps/single_pass_scan_sweep.cu (2^28 int32, 256 threads, 16-byte
 /// loads, tile parked in shared memory): 20, 24 and 28 items reached 96%, 98%
-/// and 100% of CUB; 32 made nvcc spill registers.
+/// and 100% of CUB; 32 made nvcc spill registers. The lab's kernel, 28 items:
+/// 99.5% of CUB in ./workbook bench --all --solution on the H100, 2026-11-25.
 constexpr int kSinglePassItems = 28;
 
 /// @brief Elements in one tile of the single-pass scan (7168).

@@ -208,9 +208,10 @@ __host__ __device__ int merge_lane(int bin, int step) {
 // Why no run-length counting: with a copy per lane two lanes of a warp never
 // share a bank or a word (slot bin * 32 + lane lies in bank lane), so there
 // is no collision left for runs to remove, and counting runs costs a compare
-// and a branch per byte. Measured on an H100 (2^30 bytes, % of CUB on uniform
-// / four bins in one bank / one bin): this kernel 132 / 157 / 105, the same
-// kernel with runs 59 / 65 / 109 (experiment.cu keeps that variant).
+// and a branch per byte. Measured on the H100 with ./workbook bench --all
+// --solution on 2026-11-25 (2^30 bytes, % of CUB on uniform / four bins in one
+// bank / one bin): this kernel 131 / 156 / 105, the same kernel with runs
+// 59 / 65 / 109 (experiment.cu keeps that variant).
 
 // Four blocks of 256 threads per SM on every GPU the workbook supports
 // (sm_75 has at most 1024 threads per SM): no more than 64 registers per thread.

@@ -243,7 +243,9 @@ constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 // Threads of reduce-then-scan that must fit on an SM at once, 1024 (half of
 // an H100 SM's 2048): this caps their registers at 65536 / 1024 = 64 per
 // thread. Without the cap nvcc used 118-134 registers, one block of 256
-// threads ran per SM, and reduce-then-scan reached 52% of CUB's speed (H100).
+// threads ran per SM, and reduce-then-scan reached 52% of CUB's speed (H100,
+// measured on 2026-11-23 before the cap; with it, 78% in ./workbook bench
+// --all --solution on 2026-11-25).
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
 
 __device__ int padded(int index) {
@@ -575,8 +577,9 @@ __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
   // HOLE: below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
   // The tile waits out the look-back parked in shared memory, not in
   // registers: 28 values fewer per thread let 6 blocks, not 4, share an SM,
-  // so more tiles are loading while others wait (H100: 98% of CUB, 93% with
-  // the tile in registers).
+  // so more tiles are loading while others wait (H100: 99.5% of CUB in
+  // ./workbook bench --all --solution on 2026-11-25; 93% with the tile in
+  // registers, measured on 2026-11-23 with tools/sweeps/single_pass_scan_sweep.cu).
   __shared__ int4 parked[kSinglePassWarps][kGroupsPerThread][kWarpSize];
   __shared__ int warp_offsets[kSinglePassWarps];
   __shared__ unsigned tile_id;

@@ -48,7 +48,8 @@ bool have_device_for_experiment();
 /// $WORKBOOK_BENCH_CSV is set, that measurement is also recorded there
 /// (workbook::record: lab "", table "roof", n the bytes copied), the roof of
 /// the lab's GB/s charts.
-/// @return The measured copy bandwidth in GB/s (about 2990 on an H100 80GB HBM3).
+/// @return The measured copy bandwidth in GB/s (2966 to 2978 on an H100 80GB HBM3 in the
+/// experiments of 2026-11-25).
 /// @throws std::runtime_error when $WORKBOOK_BENCH_CSV cannot be written.
 double copy_bandwidth_gbps();
 
