@@ -13,11 +13,13 @@ cd "$(dirname "$0")/.."
 exe="${1:-build/default/lab03_experiment_solution}"
 out="${2:-ncu-lab03}"
 [[ -x "$exe" ]] || { echo "ncu_lab03: no $exe: run ./workbook build first" >&2; exit 1; }
-command -v ncu >/dev/null || { echo "ncu_lab03: ncu (Nsight Compute) is not on PATH; it comes with the CUDA Toolkit" >&2; exit 1; }
+ncu=$(command -v ncu || true)
+[[ -n "$ncu" || ! -x /usr/local/cuda/bin/ncu ]] || ncu=/usr/local/cuda/bin/ncu
+[[ -n "$ncu" ]] || { echo "ncu_lab03: ncu (Nsight Compute) is neither on PATH nor in /usr/local/cuda/bin; it comes with the CUDA Toolkit" >&2; exit 1; }
 mkdir -p "$out"
 metrics=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
-ncu --csv --page raw --print-units base --log-file "$out/ncu.csv" -k 'regex:^(strided_copy|offset_copy)$' \
+"$ncu" --csv --page raw --print-units base --log-file "$out/ncu.csv" -k 'regex:^(strided_copy|offset_copy)$' \
   --metrics "$metrics" "$exe" --once
 python3 - "$out/ncu.csv" <<'PY'
 import csv, sys
