@@ -86,6 +86,10 @@ if wants repeat; then
   for run in $(seq "${GPU_CHECKS_REPEATS:-5}"); do
     step "repeat-$run" ./workbook grade --solutions --sandbox --color never
   done
+  # The test programs' own logs of the last grade (gtest prints each test's
+  # milliseconds): where a grade spends its time.
+  programs=$(grep -h "^Logs of the test programs: " "$logs"/repeat-*.log | tail -1 | cut -d' ' -f6-)
+  [[ -n "$programs" && -d "$programs" ]] && cp -r "$programs" "$logs/grade-program-logs"
   totals=$(grep -h "^Total" "$logs"/repeat-*.log | awk '{print $NF}' | sort -u)
   summary+=("the grades' totals: $(grep -h '^Total' "$logs"/repeat-*.log | awk '{print $NF}' | tr '\n' ' ')($(wc -l <<<"$totals") distinct)")
 fi
