@@ -76,7 +76,7 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
 
 def _parse_tick(path: Path, item: str) -> tuple[float, str]:
     """One "X=name" of '# xticks:'."""
-    value, equals, name = item.partition("=")
+    value, _, name = item.partition("=")
     try:
         return float(value), name.strip()
     except ValueError as error:

@@ -29,22 +29,11 @@ std::vector<std::string> gpu_device_nodes() {
   return nodes;
 }
 
-/// Whether @p path is visible in the sandbox through a system folder, both as
-/// given and once its symlinks are followed (compute-sanitizer under
-/// /usr/local/cuda, say). Such a path needs no bind of its own, and must not
-/// get one: bwrap resolves the destination's parent folders inside the
-/// half-built sandbox, where an absolute symlink among them (/usr/local/cuda ->
-/// /usr/local/cuda-13.0) points nowhere ("Can't mkdir parents").
-bool shown_by_a_system_folder(const std::string& path) {
-  const auto under_one = [](const std::string& candidate) {
-    return std::any_of(std::begin(kSystemFolders), std::end(kSystemFolders), [&](const char* folder) {
-      const std::string prefix = std::string(folder) + "/";
-      return candidate.rfind(prefix, 0) == 0;
-    });
-  };
-  std::error_code error;
-  const std::filesystem::path real = std::filesystem::canonical(path, error);
-  return !error && under_one(path) && under_one(real.string());
+/// Whether @p path lies under one of the system folders (which the sandbox
+/// shows read-only at the same paths).
+bool under_a_system_folder(const std::string& path) {
+  return std::any_of(std::begin(kSystemFolders), std::end(kSystemFolders),
+                     [&](const char* folder) { return path.rfind(std::string(folder) + "/", 0) == 0; });
 }
 
 }  // namespace
@@ -64,9 +53,15 @@ std::vector<std::string> sandbox_command(const SandboxPaths& paths) {
   // A private /tmp first: the binds below may lie inside it.
   argv.insert(argv.end(), {"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"});
   for (const std::string& path : paths.read_only) {
-    if (shown_by_a_system_folder(path)) continue;
     std::error_code error;
     const std::filesystem::path real = std::filesystem::canonical(path, error);
+    // Shown by a system folder both as given and with its symlinks followed
+    // (compute-sanitizer under /usr/local/cuda, say): no bind of its own, and
+    // none may be made, since bwrap resolves a destination's parents inside
+    // the half-built sandbox, where an absolute symlink among them
+    // (/usr/local/cuda -> /usr/local/cuda-13.0) points nowhere ("Can't mkdir
+    // parents").
+    if (!error && under_a_system_folder(path) && under_a_system_folder(real.string())) continue;
     // The real file at the path the program was given (a symlink's name is kept).
     argv.insert(argv.end(), {"--ro-bind", error ? path : real.string(), path});
   }

@@ -32,6 +32,10 @@ using workbook::DeviceBuffer;
 // copied value came from.
 constexpr std::size_t kValueMask = (std::size_t{1} << 24) - 1;
 
+// The rows of tables 1 and 2, in order (--once launches them in this order too).
+constexpr int kStrides[] = {1, 2, 4, 8, 16, 32};
+constexpr int kOffsets[] = {0, 1, 2, 4, 8, 16, 32};
+
 float value_at(std::size_t i) {
   return static_cast<float>(i & kValueMask);
 }
@@ -206,15 +210,13 @@ void launch_each_copy_once() {
     DeviceBuffer<float> in(n * 32);
     DeviceBuffer<float> out(n);
     fill_indices(in);
-    for (const int stride : {1, 2, 4, 8, 16, 32})
-      coalescing::launch_strided_copy(out.data(), in.data(), n, stride, 0);
+    for (const int stride : kStrides) coalescing::launch_strided_copy(out.data(), in.data(), n, stride, 0);
   }
   {
     DeviceBuffer<float> in(n + 32);
     DeviceBuffer<float> out(n);
     fill_indices(in);
-    for (const int offset : {0, 1, 2, 4, 8, 16, 32})
-      coalescing::launch_offset_copy(out.data(), in.data(), n, offset, 0);
+    for (const int offset : kOffsets) coalescing::launch_offset_copy(out.data(), in.data(), n, offset, 0);
   }
   CUDA_CHECK(cudaDeviceSynchronize());
   std::printf(
@@ -259,7 +261,7 @@ int main(int argc, char** argv) {
           "1. Strided copy, out[i] = in[i * stride], n = %zu floats (%.0f MB read + %.0f MB written)\n", n,
           n * 4 / 1.0e6, n * 4 / 1.0e6);
       print_header("stride");
-      for (const int stride : {1, 2, 4, 8, 16, 32}) {
+      for (const int stride : kStrides) {
         out.fill_bytes(0xFF);
         const Measured m = measure(
             [&](cudaStream_t stream) {
@@ -285,7 +287,7 @@ int main(int argc, char** argv) {
           "2. Offset copy, out[i] = in[i + offset], n = %zu floats (%.0f MB read + %.0f MB written)\n", count,
           count * 4 / 1.0e6, count * 4 / 1.0e6);
       print_header("offset");
-      for (const int offset : {0, 1, 2, 4, 8, 16, 32}) {
+      for (const int offset : kOffsets) {
         out.fill_bytes(0xFF);
         const Measured m = measure(
             [&](cudaStream_t stream) {
