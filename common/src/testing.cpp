@@ -25,6 +25,27 @@ std::string& context_lost_reason() {
   static std::string reason;
   return reason;
 }
+
+// What a student should look at first for an error a test's kernels left
+// behind: the usual "index past the end" hint misleads for a launch that was
+// refused or a runtime that ran out of host resources.
+std::string likely_cause(cudaError_t status) {
+  switch (status) {
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorLaunchOutOfResources:
+      return "The launch was refused: check the block size (at most 1024 threads), the grid size and the "
+             "shared memory a block asks for.";
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorMemoryAllocation:
+    case cudaErrorOperatingSystem:
+      return "The CUDA runtime ran out of a resource it needs (threads, processes or memory of the host "
+             "or the GPU): do not start threads or processes of your own, and allocate only what the lab "
+             "asks for.";
+    default:
+      return "Typical causes: an index past the end of an array, or a missing bounds check. Run the lab "
+             "under `compute-sanitizer` to find the line.";
+  }
+}
 }  // namespace
 
 void GpuTest::SetUp() {
@@ -44,8 +65,7 @@ void GpuTest::TearDown() {
   cudaGetLastError();
   const bool lost = cudaDeviceSynchronize() != cudaSuccess;
   ADD_FAILURE() << "a kernel of this test failed on the GPU: " << cudaGetErrorName(status) << " ("
-                << cudaGetErrorString(status) << "). Typical causes: an index past the end of an array, "
-                << "or a missing bounds check. Run the lab under `compute-sanitizer` to find the line.";
+                << cudaGetErrorString(status) << "). " << likely_cause(status);
   if (lost) context_lost_reason() = cudaGetErrorName(status);
 }
 
