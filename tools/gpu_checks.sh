@@ -11,10 +11,11 @@
 # references in the sandbox, whose totals must be equal;
 # "sanitize", "wrong" and "repeat" are its parts, for calls of the device
 # tool, which are limited to 10 minutes. On the H100 (2026-11-25) the build
-# took 60 s, ./workbook test -j 8 155 s, one grade of the references 187 s,
-# of the skeletons 142 s, the sanitizer grade 265 s, the hostile submissions
-# 73 s, bench --all 158 s; the wrong solutions with --jobs 4 about 9 minutes
-# (2026-11-23).
+# took 36-60 s, ./workbook test -j 8 155 s, one grade of the references
+# 145-187 s, of the skeletons 99-142 s, the sanitizer grade 265 s, the
+# hostile submissions 86-105 s, bench --all 158 s, ncu 5 s; the wrong
+# solutions with --jobs 4 about 9 minutes (2026-11-23); batch on two H100s
+# 217 s.
 # "sandbox" is the sandbox issue's demonstration (tools/sandbox_demo.sh),
 # "batch" the class-scale one (tools/batch_demo.sh: run it on two GPUs), "ncu"
 # Nsight Compute's sector and DRAM counts of lab 03's copies (tools/ncu_lab03.sh).
