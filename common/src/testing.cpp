@@ -84,13 +84,15 @@ void record_metric(const std::string& name, double value) {
   ::testing::Test::RecordProperty(name, std::to_string(value));
 }
 
-namespace {
+namespace internal {
 std::string running_test_name() {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   if (info == nullptr) return "";
   return std::string(info->test_suite_name()) + "." + info->name();
 }
+}  // namespace internal
 
+namespace {
 std::string rubric_path() {
   const char* path = std::getenv("WORKBOOK_RUBRIC");
   return path != nullptr && *path != '\0' ? path : WORKBOOK_DEFAULT_RUBRIC;
@@ -108,7 +110,7 @@ SpeedTarget speed_target_for(const std::string& lab_id) {
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error("the rubric " + path + " is not valid JSON: " + error.what());
   }
-  const std::string test = running_test_name();
+  const std::string test = internal::running_test_name();
   const auto lab = rubric.find("labs");
   if (lab != rubric.end() && lab->contains(lab_id)) {
     for (const auto& item : (*lab)[lab_id].value("speed", nlohmann::json::array())) {

@@ -47,7 +47,6 @@ TimingResult time_gpu(const std::function<void(cudaStream_t)>& work, const Timin
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  TimingResult result;
   std::vector<double> samples;
   const auto began = std::chrono::steady_clock::now();
   while (static_cast<int>(samples.size()) < options.max_samples) {
@@ -59,15 +58,22 @@ TimingResult time_gpu(const std::function<void(cudaStream_t)>& work, const Timin
     samples.push_back(stop.elapsed_ms_since(start));
 
     if (static_cast<int>(samples.size()) < options.min_samples) continue;
-    const double median = quantile(samples, 0.5);
-    result.relative_spread = median > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / median : 0;
-    result.converged = result.relative_spread <= options.max_relative_spread;
     const double elapsed =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
-    if (result.converged || elapsed > options.time_budget_ms) break;
+    if (summarize_samples(samples, options.max_relative_spread).converged || elapsed > options.time_budget_ms)
+      break;
   }
+  return summarize_samples(samples, options.max_relative_spread);
+}
+
+TimingResult summarize_samples(const std::vector<double>& samples, double max_relative_spread) {
+  TimingResult result;
+  if (samples.empty()) return result;
+  const double median = quantile(samples, 0.5);
+  result.relative_spread = median > 0 ? (quantile(samples, 0.75) - quantile(samples, 0.25)) / median : 0;
+  result.converged = result.relative_spread <= max_relative_spread;
   result.samples = static_cast<int>(samples.size());
-  result.median_ms = quantile(samples, 0.5);
+  result.median_ms = median;
   result.min_ms = *std::min_element(samples.begin(), samples.end());
   result.max_ms = *std::max_element(samples.begin(), samples.end());
   return result;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "workbook/random.hpp"  // hash64, the one generator behind these
+
 namespace workbook {
 
 /// @brief The shape of generated data.
@@ -32,19 +34,6 @@ std::vector<Pattern> all_patterns();
 /// a secret one), otherwise a fixed default.
 /// @return The seed.
 std::uint64_t test_seed();
-
-/// @brief A deterministic 64-bit hash of (seed, index) (SplitMix64): random
-/// access to a reproducible random stream. Inline, because the large tests
-/// call it once per element (2^26 to 2^30 times).
-/// @param[in] seed The stream's seed.
-/// @param[in] index The position in the stream.
-/// @return 64 well-mixed bits.
-inline std::uint64_t hash64(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /// @brief @p n floats in [lo, hi] with the given pattern.
 /// @param[in] n Number of elements.

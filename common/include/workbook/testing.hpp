@@ -121,53 +121,6 @@ void expect_input_unchanged(const std::vector<T>& original, const DeviceBuffer<T
                             "results in the output or the scratch memory the contract gives you";
 }
 
-/// @brief Versions of one device input, changed before every run of a timed
-/// function, so that a speed test's answer cannot come from an earlier call.
-/// The first run (a warm-up) reads versions[0]; later runs read versions[1],
-/// versions[2], versions[1], ... A function that keeps what it computed on its
-/// first call (keyed by its pointers, say) and hands it back then returns the
-/// answer for versions[0], which is no later run's input, and the check after
-/// timing, against last(), fails; one that recomputes when its input changes
-/// recomputes every time. Use it as TimingOptions::before_each:
-/// @code
-///   AlternatingInput<float> c_versions(c, {in.c, c_plus_1, c_plus_2});
-///   workbook::TimingOptions options;
-///   options.before_each = [&](cudaStream_t s) { c_versions.next(s); };
-///   ... time_gpu(work, options) ...; then check the output against c_versions.last().
-/// @endcode
-/// The copies are device to device and untimed.
-template <typename T>
-class AlternatingInput {
- public:
-  /// @param[in,out] input The device input the timed function reads.
-  /// @param[in] versions Three versions of it, of one size, each with another answer.
-  AlternatingInput(DeviceBuffer<T>& input, std::vector<std::vector<T>> versions)
-      : input_(input), host_(std::move(versions)) {
-    if (host_.size() != 3 || host_[1].size() != host_[0].size() || host_[2].size() != host_[0].size() ||
-        host_[0].size() > input.size())
-      throw std::invalid_argument("AlternatingInput: three versions of one size, no larger than the input");
-    for (const std::vector<T>& version : host_) device_.push_back(to_device(version));
-  }
-
-  /// @brief Copies the next version into the input, on @p stream.
-  /// @param[in] stream The stream the timed function runs on.
-  void next(cudaStream_t stream) {
-    current_ = current_ < 1 ? current_ + 1 : 3 - current_;  // 0, 1, 2, 1, 2, ...
-    const DeviceBuffer<T>& from = device_[static_cast<std::size_t>(current_)];
-    CUDA_CHECK(cudaMemcpyAsync(input_.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
-
-  /// @brief The version the last run read (versions[0] before any next()).
-  /// @return It.
-  const std::vector<T>& last() const { return host_[static_cast<std::size_t>(current_ < 0 ? 0 : current_)]; }
-
- private:
-  DeviceBuffer<T>& input_;
-  std::vector<std::vector<T>> host_;
-  std::vector<DeviceBuffer<T>> device_;
-  int current_ = -1;
-};
-
 /// @brief Records a named number for the grader's report (a test property too).
 /// @param[in] name The metric's name.
 /// @param[in] value Its value.

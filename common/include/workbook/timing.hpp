@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace workbook {
 
@@ -19,8 +20,8 @@ struct TimingOptions {
   double time_budget_ms = 4000.0;     ///< Stop after this much wall time (at >= min_samples).
   bool flush_l2 = true;               ///< Overwrite a buffer larger than L2 before each sample.
   /// Untimed, before every run of the work (the warm-ups too), on its stream:
-  /// where a speed test changes an input between runs, so that an answer kept
-  /// from an earlier call is caught (workbook::testing::AlternatingInput).
+  /// for an experiment that resets an output between runs. (Speed tests use
+  /// workbook::testing::measure_speed, which draws a new input for every run.)
   std::function<void(cudaStream_t)> before_each;
 };
 
@@ -37,6 +38,12 @@ struct TimingResult {
   /// @return The summary.
   std::string summary() const;
 };
+
+/// @brief The median, extremes and spread of timed samples.
+/// @param[in] samples Milliseconds, at least one.
+/// @param[in] max_relative_spread The spread at or below which they count as converged.
+/// @return The summary.
+TimingResult summarize_samples(const std::vector<double>& samples, double max_relative_spread);
 
 /// @brief The spread of a timing for a table column: the interquartile range
 /// over the median, as "±0.4%", right-aligned in 7 columns (printf's widths

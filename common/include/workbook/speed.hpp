@@ -1,0 +1,104 @@
+/// @file speed.hpp
+/// @brief The one timing loop of every lab's speed tests. A speed point must
+/// mean that the student's code is that fast, so each run of a speed item:
+///   1. reads an input nobody has seen: `prepare` draws it on the device from a
+///      seed made for that run alone (workbook/device_inputs.hpp), untimed;
+///   2. is timed so that all the GPU work the call started counts, on any
+///      stream: CUDA events on the default stream, and the host's clock up to
+///      a device-wide synchronize for work on streams of the student's own;
+///   3. times the yardstick on the same input just before the student's call
+///      (yardstick, student, yardstick, student, ...: clocks, temperature and
+///      leftover work hit both alike), so that its output is the answer for
+///      the input as drawn;
+///   4. has its output checked, untimed, by `check` (on the device where the
+///      data is large): one wrong run, warm-ups included, fails the item with
+///      the run's number and what was wrong, and it scores nothing.
+/// A median faster than the task's speed of light (the bytes it must move at
+/// the copy bandwidth measured in the same process) is refused, whatever the
+/// output.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "workbook/timing.hpp"
+
+namespace workbook::testing {
+
+/// @brief One speed item: what to run, what to compare it with, how to check it.
+struct SpeedTask {
+  std::string what;       ///< The student's call and its input, e.g. "sort_keys of 2^24 uniform keys".
+  std::string yardstick;  ///< e.g. "cub::DeviceRadixSort::SortKeys on the same keys".
+  std::string unit;       ///< The rate's unit, e.g. "Gkeys/s"; rate = work / time.
+  double work =
+      0;  ///< Units of work per call (bytes, keys, ...): rate = work / time, in billions per second.
+  double min_bytes = 0;  ///< Bytes any correct version must read and write per call: the speed of light.
+  /// Draws the input of one run from @p seed and resets outputs (poison, zero
+  /// counters), untimed, on @p stream.
+  std::function<void(std::uint64_t seed, cudaStream_t stream)> prepare;
+  std::function<void(cudaStream_t stream)>
+      run_yardstick;                             ///< The yardstick on the run's input (timed, first).
+  std::function<void(cudaStream_t stream)> run;  ///< The student's call on the same input (timed).
+  /// After both ran on a run's input: "" when the student's output is right
+  /// for that input (the yardstick's output, or a property that proves it),
+  /// else what is wrong (untimed).
+  std::function<std::string()> check;
+};
+
+/// @brief How long to measure.
+struct SpeedOptions {
+  int warmup_runs = 1;                ///< Runs before the samples (checked too, never timed).
+  int min_samples = 5;                ///< Never fewer samples of each than this.
+  int max_samples = 30;               ///< Never more than this.
+  double max_relative_spread = 0.03;  ///< Stop once both spreads ((p75 - p25) / median) are this small.
+  double time_budget_ms = 2000.0;     ///< Stop after this much wall time (at >= min_samples).
+  /// A rate up to this many times the copy bandwidth's is believed: a kernel
+  /// that only reads can beat a copy's read-and-write rate by about 5 % (H200).
+  double light_allowance = 1.25;
+};
+
+/// @brief What a speed item measured.
+struct SpeedOutcome {
+  TimingResult yours;         ///< The student's samples.
+  TimingResult yardstick;     ///< The yardstick's samples, taken alternately with them.
+  double rate = 0;            ///< work / the student's median.
+  double yardstick_rate = 0;  ///< work / the yardstick's median.
+  int runs_checked = 0;       ///< Runs whose output was checked (warm-ups included).
+  std::string problem;        ///< Empty, or why the item scores nothing (a wrong run, an impossible speed).
+};
+
+/// @brief Runs the loop described at the top of this file.
+/// @param[in] task The speed item.
+/// @param[in] options How long to measure.
+/// @return The timings and rates, or the problem that voids them.
+/// @throws std::invalid_argument when the task lacks a part.
+SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options = {});
+
+/// @brief The seed of run @p run of the running test: derived from the test
+/// seed (workbook::test_seed()) and the test's name, so that items differ and
+/// an instructor's secret seed changes every input.
+/// @param[in] run The run's number (0 for the first warm-up).
+/// @return The seed.
+std::uint64_t speed_run_seed(int run);
+
+/// @brief Measures @p task and grades it against the rubric's target for lab
+/// @p lab_id: a problem fails the test and records no speed (the item scores
+/// nothing), otherwise expect_speed_for() records and judges the ratio.
+/// @param[in] lab_id The lab's folder name.
+/// @param[in] task The speed item.
+/// @param[in] options How long to measure.
+void check_speed_for(const std::string& lab_id, const SpeedTask& task, const SpeedOptions& options = {});
+
+#if defined(WORKBOOK_LAB_ID)
+/// @brief check_speed_for() for the lab being built (WORKBOOK_LAB_ID, set by CMake).
+/// @param[in] task The speed item.
+/// @param[in] options How long to measure.
+inline void check_speed(const SpeedTask& task, const SpeedOptions& options = {}) {
+  check_speed_for(WORKBOOK_LAB_ID, task, options);
+}
+#endif
+
+}  // namespace workbook::testing

@@ -1,0 +1,152 @@
+#include "workbook/speed.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+#include "testing_internal.hpp"
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device.hpp"
+#include "workbook/generators.hpp"
+#include "workbook/testing.hpp"
+
+namespace workbook::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point began) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - began).count();
+}
+
+// One timed call, from an idle GPU with a cold L2. The events on the default
+// stream see the work ordered behind it; the host's clock, stopped after a
+// device-wide synchronize, sees work on any stream (a non-blocking stream of
+// the student's own escapes the events). The clock also counts the host's
+// cost of recording and waking up, which an empty region measures
+// (`overhead_ms`), so that for honest code both agree and the events' finer
+// figure stands.
+double timed_ms(const std::function<void(cudaStream_t)>& work, double overhead_ms) {
+  static CudaEvent start, stop;
+  flush_l2(nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const Clock::time_point began = Clock::now();
+  start.record(nullptr);
+  work(nullptr);
+  stop.record(nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double wall = ms_since(began);
+  return std::max<double>(stop.elapsed_ms_since(start), wall - overhead_ms);
+}
+
+// The host's share of an empty timed region (its clock minus its events),
+// median of 31, measured once per process.
+double empty_region_overhead_ms() {
+  static const double overhead = [] {
+    std::vector<double> gaps;
+    for (int i = 0; i < 31; ++i) {
+      const double clock = timed_ms([](cudaStream_t) {}, 0.0);
+      static CudaEvent start, stop;
+      start.record(nullptr);
+      stop.record(nullptr);
+      gaps.push_back(clock - stop.elapsed_ms_since(start));
+    }
+    return summarize_samples(gaps, 1.0).median_ms;
+  }();
+  return overhead;
+}
+
+std::string run_name(int run, int warmup_runs) {
+  return run < warmup_runs ? "warm-up run " + std::to_string(run + 1)
+                           : "timed run " + std::to_string(run - warmup_runs + 1);
+}
+
+// FNV-1a: a stable hash of the test's name, so that every speed item draws other inputs.
+std::uint64_t name_hash(const std::string& name) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (const unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  return h;
+}
+
+}  // namespace
+
+std::uint64_t speed_run_seed(int run) {
+  return hash64(test_seed() ^ name_hash(internal::running_test_name()), static_cast<std::uint64_t>(run));
+}
+
+SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
+  if (!task.prepare || !task.run || !task.run_yardstick || !task.check || task.work <= 0)
+    throw std::invalid_argument("measure_speed: the task '" + task.what +
+                                "' needs prepare, run, run_yardstick, check and a positive work");
+  SpeedOutcome outcome;
+  const double overhead_ms = empty_region_overhead_ms();
+  std::vector<double> yours, theirs;
+  const Clock::time_point began = Clock::now();
+  for (int run = 0;; ++run) {
+    task.prepare(speed_run_seed(run), nullptr);
+    const double their_ms = timed_ms(task.run_yardstick, overhead_ms);
+    const double your_ms = timed_ms(task.run, overhead_ms);
+    ++outcome.runs_checked;
+    const std::string problem = task.check();
+    if (!problem.empty()) {
+      outcome.problem = "wrong output in " + run_name(run, options.warmup_runs) + " of " + task.what +
+                        " (each run reads a new input): " + problem;
+      return outcome;
+    }
+    if (run < options.warmup_runs) continue;
+    yours.push_back(your_ms);
+    theirs.push_back(their_ms);
+    const int samples = static_cast<int>(yours.size());
+    if (samples >= options.max_samples) break;
+    if (samples < options.min_samples) continue;
+    const bool converged = summarize_samples(yours, options.max_relative_spread).converged &&
+                           summarize_samples(theirs, options.max_relative_spread).converged;
+    if (converged || ms_since(began) > options.time_budget_ms) break;
+  }
+  outcome.yours = summarize_samples(yours, options.max_relative_spread);
+  outcome.yardstick = summarize_samples(theirs, options.max_relative_spread);
+  outcome.rate = task.work / outcome.yours.median_ms / 1.0e6;
+  outcome.yardstick_rate = task.work / outcome.yardstick.median_ms / 1.0e6;
+
+  // The speed of light: the bytes the task must move at the copy bandwidth.
+  const double copy_gbps = copy_bandwidth_gbps();
+  const double light_ms = task.min_bytes / copy_gbps / 1.0e6;
+  if (outcome.yours.median_ms * options.light_allowance < light_ms) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "impossible speed for %s: a median of %.4f ms, but the task moves at least %.0f bytes, "
+                  "which take %.4f ms at the copy bandwidth of %.1f GB/s measured in this run (%.0f%% "
+                  "allowed above it). No correct code is that fast: the timing missed work the call left "
+                  "running, or the output did not come from this call",
+                  task.what.c_str(), outcome.yours.median_ms, task.min_bytes, light_ms, copy_gbps,
+                  100.0 * (options.light_allowance - 1.0));
+    outcome.problem = text;
+  }
+  return outcome;
+}
+
+void check_speed_for(const std::string& lab_id, const SpeedTask& task, const SpeedOptions& options) {
+  const SpeedOutcome outcome = measure_speed(task, options);
+  record_metric("speed_runs_checked", outcome.runs_checked);
+  if (!outcome.problem.empty()) {
+    ADD_FAILURE() << "no speed points: " << outcome.problem
+                  << ". Speed counts only when every run is right and possible: your code passes the "
+                     "correctness tests, so look for state kept between calls (a remembered answer, a "
+                     "skipped call, a buffer of an earlier call) or work left running on a stream of "
+                     "your own.";
+    return;
+  }
+  std::printf("[  TIMING  ] %s: %s, %.2f %s\n", task.what.c_str(), outcome.yours.summary().c_str(),
+              outcome.rate, task.unit.c_str());
+  std::printf("[  TIMING  ] %s: %s, %.2f %s (alternately with it; %d runs checked)\n", task.yardstick.c_str(),
+              outcome.yardstick.summary().c_str(), outcome.yardstick_rate, task.unit.c_str(),
+              outcome.runs_checked);
+  expect_speed_for(lab_id, {outcome.rate, outcome.yardstick_rate, task.unit, task.yardstick});
+}
+
+}  // namespace workbook::testing

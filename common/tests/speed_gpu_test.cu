@@ -1,0 +1,237 @@
+// The speed harness on a GPU (workbook/speed.hpp): each of its rules shown
+// with a deliberately cheating function, beside an honest one. The task: add
+// one to 2^26 uint32 (512 MiB moved), the yardstick the same kernel into a
+// buffer of its own, whose output is the expected answer.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
+#include "workbook/random.hpp"
+#include "workbook/speed.hpp"
+#include "workbook/testing.hpp"
+#include "workbook/timing.hpp"
+
+namespace workbook {
+namespace {
+
+using testing::GpuTest;
+using testing::measure_speed;
+using testing::SpeedOptions;
+using testing::SpeedOutcome;
+using testing::SpeedTask;
+
+constexpr std::size_t kN = std::size_t{1} << 26;
+constexpr int kThreads = 256;
+
+__global__ void add_one(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1u;
+}
+
+void launch_add_one(const std::uint32_t* in, std::uint32_t* out, std::size_t n, cudaStream_t stream) {
+  add_one<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(in, out, n);
+  CUDA_CHECK_LAUNCH("add_one");
+}
+
+// The buffers of the task and the task itself around a "student" function.
+struct AddOneTask {
+  DeviceBuffer<std::uint32_t> in{kN}, out{kN}, want{kN};
+
+  SpeedTask with(std::function<void(const std::uint32_t*, std::uint32_t*, cudaStream_t)> student) {
+    SpeedTask task;
+    task.what = "add_one of 2^26 uint32";
+    task.yardstick = "the honest add_one";
+    task.unit = "GB/s";
+    task.work = 8.0 * kN;
+    task.min_bytes = 8.0 * kN;
+    task.prepare = [this](std::uint64_t seed, cudaStream_t stream) {
+      fill_random_u32(in.data(), kN, seed, stream);
+      CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream));
+    };
+    task.run = [this, student](cudaStream_t stream) { student(in.data(), out.data(), stream); };
+    task.run_yardstick = [this](cudaStream_t stream) { launch_add_one(in.data(), want.data(), kN, stream); };
+    task.check = [this] { return device_differences(want.data(), out.data(), kN); };
+    return task;
+  }
+};
+
+SpeedOptions quick() {
+  SpeedOptions options;
+  options.min_samples = 5;
+  options.max_samples = 8;
+  return options;
+}
+
+class SpeedHarness : public GpuTest {};
+
+TEST_F(SpeedHarness, GeneratorsOnTheDeviceMatchTheHostFormulas) {
+  const std::size_t n = 100003;
+  DeviceBuffer<std::uint32_t> u(n);
+  DeviceBuffer<std::int32_t> ints(n);
+  DeviceBuffer<float> floats(n);
+  DeviceBuffer<std::uint8_t> bytes(n);
+  fill_random_u32(u.data(), n, 7);
+  fill_random_ints(ints.data(), n, 7, -5, 9);
+  fill_random_floats(floats.data(), n, 7, -1.0f, 1.0f);
+  fill_random_bytes(bytes.data(), n, 7);
+  const std::vector<std::uint32_t> u_host = u.to_host();
+  const std::vector<std::int32_t> ints_host = ints.to_host();
+  const std::vector<float> floats_host = floats.to_host();
+  const std::vector<std::uint8_t> bytes_host = bytes.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(u_host[i], random_u32_at(7, i)) << "index " << i;
+    ASSERT_EQ(ints_host[i], random_int_at(7, i, -5, 9)) << "index " << i;
+    ASSERT_TRUE(ints_host[i] >= -5 && ints_host[i] <= 9) << "index " << i;
+    ASSERT_EQ(floats_host[i], random_float_at(7, i, -1.0f, 1.0f)) << "index " << i;
+    ASSERT_TRUE(floats_host[i] >= -1.0f && floats_host[i] < 1.0f) << "index " << i;
+    ASSERT_EQ(bytes_host[i], random_byte_at(7, i)) << "index " << i;
+  }
+  EXPECT_NE(u_host[0], random_u32_at(8, 0)) << "another seed, another stream";
+}
+
+TEST_F(SpeedHarness, DeviceDifferencesCountAndNameTheFirst) {
+  std::vector<std::uint32_t> want(5000, 3), got(5000, 3);
+  DeviceBuffer<std::uint32_t> a = to_device(want), b = to_device(got);
+  EXPECT_EQ(device_differences(a.data(), b.data(), want.size()), "");
+  got[4000] = 9;
+  got[17] = 8;
+  b = to_device(got);
+  EXPECT_EQ(device_differences(a.data(), b.data(), want.size()),
+            "2 of 5000 elements differ, the first at index 17: expected 3, got 8");
+  const std::vector<float> x{1.0f, 2.0f, 3.0f}, y{1.0f, 2.0000001f, 3.5f};
+  DeviceBuffer<float> fx = to_device(x), fy = to_device(y);
+  EXPECT_EQ(device_float_differences(fx.data(), fy.data(), 3, FloatTolerance{1e-6, 0.0}),
+            "1 of 3 elements differ, the first at index 2: expected 3, got 3.5");
+}
+
+TEST_F(SpeedHarness, RunsAlternateTheYardstickThenYoursEachOnANewInputAndAreEachChecked) {
+  std::string order;
+  std::vector<std::uint64_t> seeds;
+  SpeedTask task;
+  task.what = "a log";
+  task.work = 1;
+  task.prepare = [&](std::uint64_t seed, cudaStream_t) {
+    order += 'p';
+    seeds.push_back(seed);
+  };
+  task.run = [&](cudaStream_t) { order += 'y'; };
+  task.run_yardstick = [&](cudaStream_t) { order += 'Y'; };
+  task.check = [&] {
+    order += 'c';
+    return std::string();
+  };
+  const SpeedOutcome outcome = measure_speed(task, quick());
+  ASSERT_EQ(outcome.problem, "");
+  const int runs = outcome.runs_checked;
+  EXPECT_EQ(runs, 1 + outcome.yours.samples);
+  std::string expected;
+  for (int i = 0; i < runs; ++i) expected += "pYyc";
+  EXPECT_EQ(order, expected);
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    for (std::size_t j = i + 1; j < seeds.size(); ++j)
+      EXPECT_NE(seeds[i], seeds[j]) << "runs " << i << ", " << j;
+}
+
+TEST_F(SpeedHarness, AnHonestFunctionIsMeasuredBesideTheYardstick) {
+  AddOneTask buffers;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  ASSERT_EQ(outcome.problem, "");
+  EXPECT_GE(outcome.runs_checked, 6);
+  const double ratio = outcome.rate / outcome.yardstick_rate;
+  EXPECT_GT(ratio, 0.8) << outcome.yours.summary() << " vs " << outcome.yardstick.summary();
+  EXPECT_LT(ratio, 1.25) << outcome.yours.summary() << " vs " << outcome.yardstick.summary();
+}
+
+TEST_F(SpeedHarness, AnAnswerRememberedFromAnEarlierCallFailsItsRun) {
+  AddOneTask buffers;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        // The cheat: once it has seen this input buffer, it keeps the answer
+        // in out and returns at once (the old harness's three alternating
+        // versions let a cheat keyed by a sample of the input pass the same way).
+        static const std::uint32_t* last = nullptr;
+        if (in == last) return;
+        last = in;
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  EXPECT_NE(outcome.problem.find("wrong output in timed run 1 of add_one"), std::string::npos)
+      << outcome.problem;
+}
+
+TEST_F(SpeedHarness, SkippingOneCallInFourFailsTheFirstSkippedRun) {
+  AddOneTask buffers;
+  int calls = 0;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([&calls](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        if (++calls % 4 == 0) return;  // the cheat: every fourth call does nothing
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  // Call 4 is the warm-up and three timed runs in.
+  EXPECT_NE(outcome.problem.find("wrong output in timed run 3"), std::string::npos) << outcome.problem;
+  EXPECT_EQ(outcome.runs_checked, 4);
+}
+
+TEST_F(SpeedHarness, APlausibleButStaleBufferFailsItsRun) {
+  AddOneTask buffers;
+  DeviceBuffer<std::uint32_t> previous(kN);
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([&previous](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        // The cheat: hands back the answer of the call before (a right answer,
+        // for another input), and computes this one for the next call.
+        CUDA_CHECK(cudaMemcpyAsync(out, previous.data(), previous.bytes(), cudaMemcpyDeviceToDevice, s));
+        launch_add_one(in, previous.data(), kN, s);
+      }),
+                    quick());
+  EXPECT_NE(outcome.problem.find("wrong output in warm-up run 1"), std::string::npos) << outcome.problem;
+  EXPECT_NE(outcome.problem.find("elements differ"), std::string::npos) << outcome.problem;
+}
+
+TEST_F(SpeedHarness, WorkOnAStreamOfItsOwnIsTimedInFull) {
+  AddOneTask buffers;
+  cudaStream_t own = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+  // The cheat: launches on a non-blocking stream and returns at once; events
+  // on the default stream do not wait for it.
+  const auto on_own_stream = [own](const std::uint32_t* in, std::uint32_t* out, cudaStream_t) {
+    launch_add_one(in, out, kN, own);
+  };
+  // Timed with events alone, the call looks almost free...
+  const TimingResult events_only =
+      time_gpu([&](cudaStream_t s) { on_own_stream(buffers.in.data(), buffers.out.data(), s); });
+  // ...the harness times it as long as the same work on the default stream.
+  const SpeedOutcome outcome = measure_speed(buffers.with(on_own_stream), quick());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaStreamDestroy(own));
+  ASSERT_EQ(outcome.problem, "");
+  EXPECT_LT(events_only.median_ms, 0.3 * outcome.yardstick.median_ms)
+      << "events alone: " << events_only.summary() << "; the yardstick " << outcome.yardstick.summary();
+  EXPECT_GT(outcome.yours.median_ms, 0.8 * outcome.yardstick.median_ms)
+      << "own stream: " << outcome.yours.summary() << "; the yardstick " << outcome.yardstick.summary();
+}
+
+TEST_F(SpeedHarness, ASpeedAboveTheSpeedOfLightIsRefusedWithBothNumbers) {
+  AddOneTask buffers;
+  SpeedTask task = buffers.with(
+      [](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) { launch_add_one(in, out, kN, s); });
+  task.min_bytes = 100.0 * task.min_bytes;  // as if the task had to move 100 times the bytes it does
+  const SpeedOutcome outcome = measure_speed(task, quick());
+  EXPECT_NE(outcome.problem.find("impossible speed for add_one of 2^26 uint32: a median of"),
+            std::string::npos)
+      << outcome.problem;
+  EXPECT_NE(outcome.problem.find("at the copy bandwidth of"), std::string::npos) << outcome.problem;
+}
+
+}  // namespace
+}  // namespace workbook
