@@ -24,8 +24,9 @@ checks afterwards that the files are unchanged and that no connection came.
 
 A wrong solution must lose points where its mistake is: in the lab's
 correctness groups, unless its entry says "where": "speed" (a mistake that
-only makes the code slow, or a wrong answer that only a speed test's check of
-the timed runs sees). `--jobs N` grades N wrong solutions at once on the one
+only makes the code slow). A cheat on the speed tests ("expect":
+"loses_speed": a remembered answer, a skipped call, a stale buffer) must keep
+every correctness point and lose every speed point of its lab. `--jobs N` grades N wrong solutions at once on the one
 GPU, each in a build folder of its own (build/wrong-solutions-K): sharing the
 GPU can slow a speed test but cannot fix a wrong answer, so those verdicts
 stand; the "where": "speed" ones are graded afterwards, one at a time, with
@@ -128,8 +129,8 @@ def check(compile_them=False):
 def check_one(lab, base, mutation, compile_them, problems):
     """Checks one entry's fields, that it applies and (if asked) compiles; False on a problem."""
     name = mutation.get("name")
-    if mutation.get("expect") not in ("loses", "refused"):
-        problems.append(f"{lab}: '{name}': expect must be 'loses' or 'refused'")
+    if mutation.get("expect") not in ("loses", "loses_speed", "refused"):
+        problems.append(f"{lab}: '{name}': expect must be 'loses', 'loses_speed' or 'refused'")
     if mutation.get("where", "correctness") not in ("correctness", "speed"):
         problems.append(f"{lab}: '{name}': where must be 'correctness' (the default) or 'speed'")
     try:
@@ -138,7 +139,7 @@ def check_one(lab, base, mutation, compile_them, problems):
         problems.append(str(error))
         return False
     # A wrong solution that does not compile tests the compiler, not the grader.
-    if compile_them and mutation["expect"] == "loses":
+    if compile_them and mutation["expect"] != "refused":
         with tempfile.TemporaryDirectory(prefix="wrong-solution-") as work:
             error = compiles(lab, source, Path(work))
         if error:
@@ -253,6 +254,16 @@ def verdict(lab, mutation, report, log, speed_items):
     if mutation["expect"] == "refused":
         ok = f"{lab}: refused: " in report.get("output", "") and points == 0
         return shown, "refused" if ok else f"NOT REFUSED (see {log})", ok
+    speed_tests = [test for test in tests if test.get("name") in speed_items]
+    if mutation["expect"] == "loses_speed":
+        kept = sum(test.get("score", 0.0) for test in speed_tests)
+        lost = sum(test.get("max_score", 0.0) - test.get("score", 0.0) for test in tests if test not in speed_tests)
+        ok = bool(speed_tests) and kept == 0 and lost == 0
+        if ok:
+            return shown, "loses every speed point, keeps its correctness points", True
+        if lost > 0:
+            return shown, f"LOST {lost:g} CORRECTNESS POINTS: the cheat must pass the correctness tests (see {log})", False
+        return shown, f"KEPT {kept:g} SPEED POINTS (see {log})", False
     if mutation.get("where") == "speed":
         ok = points < most
         return shown, "loses points" if ok else f"KEPT FULL MARKS (see {log})", ok
@@ -278,8 +289,11 @@ def run(selected, jobs=1, hostile=False):
     chosen = [(lab, mutation) for lab, items in load(HOSTILE if hostile else MUTATIONS).items()
               if not selected or any(lab == s or lab[3:] == s or lab[:2] == s for s in selected)
               for mutation in items]
-    shared = [item for item in chosen if item[1].get("where") != "speed"]
-    alone = [item for item in chosen if item[1].get("where") == "speed"]
+    def speed_only(mutation):
+        return mutation.get("where") == "speed" or mutation["expect"] == "loses_speed"
+
+    shared = [item for item in chosen if not speed_only(item[1])]
+    alone = [item for item in chosen if speed_only(item[1])]
     work = Path(tempfile.mkdtemp(prefix="wrong-solutions-"))
     free_slots = list(range(jobs))
     lock = threading.Lock()
