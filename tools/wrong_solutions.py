@@ -10,9 +10,10 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 ./workbook grade, run beside it by tools/gpu_checks.sh).
 
   tools/wrong_solutions.py check [--compile]   every mutation applies (and compiles; no GPU needed)
-  tools/wrong_solutions.py run [--jobs N] [--hostile] [LAB...]   grade them (needs a GPU; minutes per lab)
+  tools/wrong_solutions.py run [--jobs N] [--hostile | --cheats] [LAB...]   grade them (needs a GPU; minutes per lab)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
 
+`--cheats` grades only the cheats on the speed tests ("expect": "loses_speed").
 `--hostile` grades the hostile submissions of tools/wrong_solutions/hostile.json
 instead (the sandbox issue): host code that reads another student's file,
 deletes the gradebook, connects to a port on this machine, hoards memory,
@@ -276,7 +277,7 @@ def verdict(lab, mutation, report, log, speed_items):
     return shown, f"KEPT FULL MARKS (see {log})", False
 
 
-def run(selected, jobs=1, hostile=False):
+def run(selected, jobs=1, hostile=False, cheats=False):
     if not have_gpu():
         print("wrong_solutions: skipped: no NVIDIA GPU here (grading needs one)")
         return SKIP
@@ -288,7 +289,8 @@ def run(selected, jobs=1, hostile=False):
     speed_items = speed_item_names()
     chosen = [(lab, mutation) for lab, items in load(HOSTILE if hostile else MUTATIONS).items()
               if not selected or any(lab == s or lab[3:] == s or lab[:2] == s for s in selected)
-              for mutation in items]
+              for mutation in items if not cheats or mutation["expect"] == "loses_speed"]
+
     def speed_only(mutation):
         return mutation.get("where") == "speed" or mutation["expect"] == "loses_speed"
 
@@ -350,7 +352,8 @@ def main(argv):
         return list_all()
     args, jobs = argv[1:], 1
     hostile = "--hostile" in args
-    args = [arg for arg in args if arg != "--hostile"]
+    cheats = "--cheats" in args
+    args = [arg for arg in args if arg not in ("--hostile", "--cheats")]
     if "--jobs" in args:
         at = args.index("--jobs")
         if at + 1 >= len(args) or not args[at + 1].isdigit() or int(args[at + 1]) < 1:
@@ -358,7 +361,7 @@ def main(argv):
             return 2
         jobs = int(args[at + 1])
         del args[at:at + 2]
-    return run(args, jobs, hostile)
+    return run(args, jobs, hostile, cheats)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <ostream>
 #include <set>
@@ -13,10 +12,12 @@
 
 #include "coalescing.cuh"
 #include "workbook/buffers.hpp"
-#include "workbook/device.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace coalescing {
 namespace {
@@ -28,6 +29,7 @@ using workbook::testing::describe_case;
 using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
+using workbook::testing::SpeedTask;
 
 // Outputs are poisoned with 0xFF bytes before each launch; the float with bits
 // 0xFFFFFFFF is a NaN, so an element nobody wrote never equals an expected value.
@@ -367,46 +369,50 @@ TEST_F(EmptyInput, SumsOverNoElementsAreZero) {
 
 // ---------------------------------------------------------------------------
 // Speed: the tiled transpose reads and writes every byte once, like a copy, so
-// its speed of light is the device's copy bandwidth.
+// its yardstick is a device-to-device copy of the same bytes, timed
+// alternately with it. Every run transposes a new matrix drawn on the GPU, and
+// its output is compared, bit for bit, with a transpose the test makes on the
+// GPU, untimed (a transpose moves values, it never rounds them).
+
+__global__ void reference_transpose(float* out, const float* in, int rows, int cols) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) return;
+  // Output element i is row i / rows, column i % rows of the cols x rows output.
+  const std::size_t in_col = i / static_cast<std::size_t>(rows), in_row = i % static_cast<std::size_t>(rows);
+  out[i] = in[in_row * static_cast<std::size_t>(cols) + in_col];
+}
 
 class TransposeSpeed : public GpuTest {};
 
-// The matrix plus `step` in every element: another version of the input. The
-// values are in [-1, 1], so adding 1 or 2 changes every one of them, and the
-// transposes (the same elements, moved) differ too.
-std::vector<float> shifted(const std::vector<float>& values, float step) {
-  std::vector<float> out(values);
-  for (float& value : out) value += step;
-  return out;
-}
-
 TEST_F(TransposeSpeed, TiledTransposeReachesTargetFractionOfCopyBandwidth) {
   const Shape s{8192, 8192};  // 256 MiB each way, five times the 50 MB L2 of an H100
-  const std::vector<float> matrix =
-      workbook::generate_floats(s.size(), Pattern::uniform, workbook::test_seed());
-  DeviceBuffer<float> in = workbook::to_device(matrix);
-  DeviceBuffer<float> out(s.size());
-  out.fill_bytes(0xFF);
+  DeviceBuffer<float> in(s.size()), out(s.size()), want(s.size()), copy_to(s.size());
 
-  // The input changes before every run (untimed), so an answer kept from an
-  // earlier call is the transpose of another matrix and fails the check below.
-  workbook::testing::AlternatingInput<float> in_versions(
-      in, {matrix, shifted(matrix, 1.0f), shifted(matrix, 2.0f)});
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
-  const workbook::TimingResult timing = workbook::time_gpu(
-      [&](cudaStream_t stream) { launch_transpose_tiled(out.data(), in.data(), s.rows, s.cols, stream); },
-      options);
-
-  // Speed counts only for correct results: those of the last run's input.
-  ASSERT_TRUE(matches(compare_exact(host_transpose(in_versions.last(), s), out.to_host()),
-                      describe_matrix(s) + " (the last timed run, input changed before each run)"));
-
-  const double bytes = 2.0 * static_cast<double>(s.size() * sizeof(float));  // read + write
-  const double gbps = workbook::gigabytes_per_second(bytes, timing.median_ms);
-  std::printf("tiled transpose %d x %d: %s, %.1f GB/s\n", s.rows, s.cols, timing.summary().c_str(), gbps);
-  workbook::testing::expect_speed(
-      {gbps, workbook::copy_bandwidth_gbps(), "GB/s", "device-to-device copy bandwidth"});
+  SpeedTask task;
+  task.what = "launch_transpose_tiled of an 8192 x 8192 float matrix";
+  task.yardstick = "cudaMemcpyAsync device to device of the same 256 MiB";
+  task.unit = "GB/s";
+  task.work = 2.0 * static_cast<double>(in.bytes());
+  task.min_bytes = 2.0 * static_cast<double>(in.bytes());  // every element read once and written once
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_floats(in.data(), s.size(), seed, -1.0f, 1.0f, stream);
+    CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream));  // kPoisonBits: a NaN
+  };
+  task.run_yardstick = [&](cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(copy_to.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice, stream));
+  };
+  task.run = [&](cudaStream_t stream) {
+    launch_transpose_tiled(out.data(), in.data(), s.rows, s.cols, stream);
+  };
+  task.check = [&] {
+    reference_transpose<<<static_cast<unsigned>((s.size() + 255) / 256), 256>>>(want.data(), in.data(),
+                                                                                s.rows, s.cols);
+    CUDA_CHECK_LAUNCH("reference_transpose");
+    // As bits: NaN poison never equals, and every value must arrive unchanged.
+    return workbook::device_differences(reinterpret_cast<const std::uint32_t*>(want.data()),
+                                        reinterpret_cast<const std::uint32_t*>(out.data()), s.size());
+  };
+  workbook::testing::check_speed(task);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -13,15 +12,17 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "atomics.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/random.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace atomics {
 namespace {
@@ -34,6 +35,7 @@ using workbook::testing::GpuTest;
 using workbook::testing::matches;
 using workbook::testing::seed_text;
 using workbook::testing::size_name;
+using workbook::testing::SpeedTask;
 
 // Sizes around a warp and a block, not multiples of either, and 2^26.
 constexpr std::size_t kLarge = std::size_t{1} << 26;
@@ -718,8 +720,10 @@ TEST_F(EmptyInput, NoElementsLaunchNothingAndChangeNothing) {
 
 // ---------------------------------------------------------------------------
 // Speed, only where the claim holds on an H100 (see the handout's table): each
-// yardstick is the plain per-thread atomic version, written here and timed in
-// the same run on the same GPU. Rates are elements per second; higher is better.
+// yardstick is the plain per-thread atomic version, written here, with outputs
+// of its own, and timed alternately with yours on the same input. Every run
+// reads a new input drawn on the GPU, and your output of every run must match
+// the yardstick's. Rates are elements per second; higher is better.
 
 constexpr std::size_t kSpeedN = std::size_t{1} << 26;  // 256 MiB of ints, five times an H100's L2
 
@@ -745,173 +749,182 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>(ceil_div(n, kThreadsPerBlock));
 }
 
-double elements_per_second(std::size_t n, double ms) {
-  return static_cast<double>(n) / (ms * 1.0e-3);
+// Sorted keys in runs of 32 (a warp's worth of equal keys): run r has key
+// 2r or 2r + 1, drawn from the seed, so the keys ascend as in the handout's
+// measurements and still differ from run to run. Keys lie in [0, n / 16 + 2).
+__global__ void fill_runs_of_32(int* keys, std::size_t n, std::uint64_t seed) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) keys[i] = static_cast<int>(2 * (i / 32) + (workbook::random_u32_at(seed, i / 32) & 1u));
 }
 
-void report(const char* what, std::size_t n, const workbook::TimingResult& timing) {
-  std::printf("%s, n=%zu: %s, %.2f G elements/s\n", what, n, timing.summary().c_str(),
-              elements_per_second(n, timing.median_ms) / 1.0e9);
-}
+// What a filter left in out[0, size), with count kept values: the order is
+// free, so the kept values are summarised by a sum of a hash of each (equal
+// sums: the same values, each as often, but for a 2^-64 chance).
+struct FilterSummary {
+  unsigned long long hash_sum;      // sum of hash64 of out[0, count), modulo 2^64
+  unsigned long long unwritten;     // elements of out[0, count) still holding the poison
+  unsigned long long written_past;  // elements of out[count, size) that lost the poison
+};
 
-// Three versions of the values of the speed tests, for AlternatingInput:
-// version k adds 2k to every value (its parity stays) and 1 more to its first k
-// values, which start even. So the versions differ in every element and have
-// a, a + 1 and a + 2 odd values: their counts and their filters differ. The
-// values start in [-2^20, 2^20 - 4], so every version stays in [-2^20, 2^20].
-std::vector<std::vector<int>> speed_value_versions(std::size_t n) {
-  const std::vector<std::int32_t> drawn =
-      workbook::generate_ints(n, Pattern::uniform, workbook::test_seed(), -kValueLimit, kValueLimit - 4);
-  std::vector<int> base(drawn.begin(), drawn.end());
-  base[0] = 0;
-  base[1] = 0;
-  std::vector<std::vector<int>> versions(3, base);
-  for (std::size_t k = 1; k < 3; ++k) {
-    for (int& value : versions[k]) value += 2 * static_cast<int>(k);
-    for (std::size_t i = 0; i < k; ++i) versions[k][i] += 1;
+__global__ void summarize_filter(const int* out, std::size_t count, std::size_t size,
+                                 FilterSummary* summary) {
+  unsigned long long hash_sum = 0, unwritten = 0, written_past = 0;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < size;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int value = out[i];
+    if (i < count) {
+      hash_sum += workbook::hash64(0x5EED, static_cast<std::uint32_t>(value));
+      unwritten += value == kPoison ? 1 : 0;
+    } else {
+      written_past += value != kPoison ? 1 : 0;
+    }
   }
-  return versions;
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    hash_sum += __shfl_down_sync(kFullMask, hash_sum, offset);
+    unwritten += __shfl_down_sync(kFullMask, unwritten, offset);
+    written_past += __shfl_down_sync(kFullMask, written_past, offset);
+  }
+  if (threadIdx.x % kWarpSize == 0) {
+    atomicAdd(&summary->hash_sum, hash_sum);
+    atomicAdd(&summary->unwritten, unwritten);
+    atomicAdd(&summary->written_past, written_past);
+  }
 }
 
-// Checks the construction above: equal odd counts would let a kept answer pass.
-::testing::AssertionResult odd_counts_differ(const std::vector<std::vector<int>>& versions) {
-  const std::size_t a = count_odd(versions[0]), b = count_odd(versions[1]), c = count_odd(versions[2]);
-  if (a != b && b != c && a != c) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << "test-setup error: the three versions of the speed input must have different numbers of odd "
-            "values, they have "
-         << a << ", " << b << " and " << c;
+FilterSummary filter_summary(const int* out, std::size_t count, std::size_t size) {
+  DeviceBuffer<FilterSummary> summary(1);
+  summary.fill_bytes(0);
+  summarize_filter<<<1024, kThreadsPerBlock>>>(out, count, size, summary.data());
+  CUDA_CHECK_LAUNCH("summarize_filter");
+  return summary.to_host()[0];
+}
+
+unsigned device_value(const DeviceBuffer<unsigned>& one) {
+  return one.to_host()[0];
 }
 
 class AtomicsSpeed : public GpuTest {};
 
-// In every speed test the input changes before every run of your function
-// (untimed), and the output of the last timed run is checked: an answer kept
-// from an earlier call is the answer for another input and fails.
-
 TEST_F(AtomicsSpeed, BlockAggregatedCountBeatsPerThreadAtomics) {
-  const ValuesCase c{kSpeedN, Input::uniform};
-  std::vector<std::vector<int>> versions = speed_value_versions(c.n);
-  ASSERT_TRUE(odd_counts_differ(versions));
-  DeviceBuffer<int> device_values = workbook::to_device(versions[0]);
-  workbook::testing::AlternatingInput<int> value_versions(device_values, std::move(versions));
-  DeviceBuffer<unsigned> count(1);
+  const std::size_t n = kSpeedN;
+  DeviceBuffer<int> values(n);
+  DeviceBuffer<unsigned> count(1), yardstick_count(1);
 
-  // The count is zeroed before every run too, so that it ends as the last run's count.
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) {
-    value_versions.next(stream);
-    CUDA_CHECK(cudaMemsetAsync(count.data(), 0, sizeof(unsigned), stream));
+  SpeedTask task;
+  task.what = "launch_count_odd_block_aggregated of 2^26 uniform ints";
+  task.yardstick = "a count with one atomicAdd per odd value, on the same ints";
+  task.unit = "Gelements/s";
+  task.work = static_cast<double>(n);
+  task.min_bytes = static_cast<double>(sizeof(int) * n);  // every value read once
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_ints(values.data(), n, seed, -kValueLimit, kValueLimit, stream);
+    CUDA_CHECK(cudaMemsetAsync(count.data(), 0, count.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(yardstick_count.data(), 0, yardstick_count.bytes(), stream));
   };
-  const workbook::TimingResult yours = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        launch_count_odd_block_aggregated(device_values.data(), c.n, count.data(), stream);
-      },
-      options);
-  // Speed counts only for correct results: those of the last run's input.
-  ASSERT_EQ(count.to_host()[0], count_odd(value_versions.last()))
-      << "for " << describe(c) << " (the last timed run, input changed before each run)";
-
-  // The yardstick reads the last version; its count piles up and is not checked.
-  const workbook::TimingResult per_thread = workbook::time_gpu([&](cudaStream_t stream) {
-    count_odd_per_thread<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(device_values.data(), c.n,
-                                                                           count.data());
+  task.run_yardstick = [&](cudaStream_t stream) {
+    count_odd_per_thread<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(values.data(), n,
+                                                                         yardstick_count.data());
     CUDA_CHECK_LAUNCH("count_odd_per_thread");
-  });
-  report("block-aggregated count", c.n, yours);
-  report("per-thread atomicAdd count", c.n, per_thread);
-  workbook::testing::expect_speed({elements_per_second(c.n, yours.median_ms),
-                                   elements_per_second(c.n, per_thread.median_ms), "elements/s",
-                                   "a count with one atomicAdd per odd value"});
+  };
+  task.run = [&](cudaStream_t stream) {
+    launch_count_odd_block_aggregated(values.data(), n, count.data(), stream);
+  };
+  task.check = [&]() -> std::string {
+    const unsigned want = device_value(yardstick_count), got = device_value(count);
+    if (got == want) return "";
+    return "the count is " + std::to_string(got) + ", expected " + std::to_string(want) +
+           " (the number of odd values, from 0)";
+  };
+  workbook::testing::check_speed(task);
 }
 
 TEST_F(AtomicsSpeed, BlockAggregatedFilterBeatsPerThreadAtomics) {
-  const ValuesCase c{kSpeedN, Input::uniform};
-  std::vector<std::vector<int>> versions = speed_value_versions(c.n);
-  ASSERT_TRUE(odd_counts_differ(versions));
-  DeviceBuffer<int> device_values = workbook::to_device(versions[0]);
-  workbook::testing::AlternatingInput<int> value_versions(device_values, std::move(versions));
-  DeviceBuffer<int> out(c.n + kGuard);
-  DeviceBuffer<unsigned> out_count(1);
+  const std::size_t n = kSpeedN;
+  DeviceBuffer<int> values(n), out(n + kGuard), yardstick_out(n);
+  DeviceBuffer<unsigned> out_count(1), yardstick_count(1);
 
-  // The output is poisoned again before every run: the versions keep different
-  // numbers of values, and a longer earlier run must not leave values past the
-  // last run's count.
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) {
-    value_versions.next(stream);
+  SpeedTask task;
+  task.what = "launch_filter_odd_block_aggregated of 2^26 uniform ints";
+  task.yardstick = "a filter with one atomicAdd per kept value, on the same ints";
+  task.unit = "Gelements/s";
+  task.work = static_cast<double>(n);
+  // Every value read once and the odd half of them written (2^25 give or take
+  // a few thousand).
+  task.min_bytes = static_cast<double>(sizeof(int) * (n + n / 2));
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_ints(values.data(), n, seed, -kValueLimit, kValueLimit, stream);
+    // Poisoned every run: what an earlier run left past this run's count would pass for output.
     CUDA_CHECK(cudaMemsetAsync(out.data(), kPoisonByte, out.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, out_count.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(yardstick_count.data(), 0, yardstick_count.bytes(), stream));
   };
-  // Each run starts from an empty output (the memset of 4 bytes is in both timings).
-  const workbook::TimingResult yours = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
-        launch_filter_odd_block_aggregated(device_values.data(), c.n, out.data(), out_count.data(), stream);
-      },
-      options);
-  // Speed counts only for correct results: those of the last run's input.
-  check_filter_output(value_versions.last(), out, out_count,
-                      describe(c) + " (the last timed run, input changed before each run)");
-  if (HasFailure()) return;
-
-  // The yardstick reads the last version; its output is not checked.
-  const workbook::TimingResult per_thread = workbook::time_gpu([&](cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned), stream));
-    filter_odd_per_thread_yardstick<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(
-        device_values.data(), c.n, out.data(), out_count.data());
+  task.run_yardstick = [&](cudaStream_t stream) {
+    filter_odd_per_thread_yardstick<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(
+        values.data(), n, yardstick_out.data(), yardstick_count.data());
     CUDA_CHECK_LAUNCH("filter_odd_per_thread_yardstick");
-  });
-  report("block-aggregated filter", c.n, yours);
-  report("per-thread atomicAdd filter", c.n, per_thread);
-  workbook::testing::expect_speed({elements_per_second(c.n, yours.median_ms),
-                                   elements_per_second(c.n, per_thread.median_ms), "elements/s",
-                                   "a filter with one atomicAdd per kept value"});
+  };
+  task.run = [&](cudaStream_t stream) {
+    launch_filter_odd_block_aggregated(values.data(), n, out.data(), out_count.data(), stream);
+  };
+  // The order of the output is free: the count, the kept values as a multiset
+  // and the poison past the count are checked, as check_filter_output() does.
+  task.check = [&]() -> std::string {
+    const unsigned want = device_value(yardstick_count), got = device_value(out_count);
+    if (got != want) {
+      return "the output count is " + std::to_string(got) + ", expected " + std::to_string(want) +
+             " (the number of odd values)";
+    }
+    const FilterSummary yours = filter_summary(out.data(), got, out.size());
+    if (yours.unwritten != 0) {
+      return std::to_string(yours.unwritten) + " of the first " + std::to_string(got) +
+             " output positions still hold the poison: nobody wrote them";
+    }
+    if (yours.hash_sum != filter_summary(yardstick_out.data(), want, want).hash_sum) {
+      return "the kept values are not the odd values of the input, each once: values were lost or written "
+             "twice, or two threads got the same position";
+    }
+    if (yours.written_past != 0) {
+      return std::to_string(yours.written_past) + " elements after the last kept value (position " +
+             std::to_string(got) + ") were written: nothing may be written there";
+    }
+    return "";
+  };
+  workbook::testing::check_speed(task);
 }
 
 TEST_F(AtomicsSpeed, MatchAnyCountByKeyBeatsPlainAtomicsOnLongRuns) {
-  const KeysCase c{kSpeedN, Keys::runs, 32};
-  const std::vector<int> keys = make_keys(c);
-  // Three versions of the keys: plus 0, 1 and 2. Every key changes, the runs
-  // stay runs of 32, and the counts differ: the first 0, 1 or 2 counts are 0.
-  std::vector<std::vector<int>> versions(3, keys);
-  for (std::size_t k = 1; k < 3; ++k) {
-    for (int& key : versions[k]) key += static_cast<int>(k);
-  }
-  // Room for the largest key of every version.
-  const std::size_t slots = static_cast<std::size_t>(*std::max_element(keys.begin(), keys.end())) + 3;
-  DeviceBuffer<int> device_keys = workbook::to_device(keys);
-  workbook::testing::AlternatingInput<int> key_versions(device_keys, std::move(versions));
-  DeviceBuffer<unsigned> counts(slots);
+  const std::size_t n = kSpeedN;
+  const int key_count = static_cast<int>(n / 16) + 2;
+  DeviceBuffer<int> keys(n);
+  DeviceBuffer<unsigned> counts(static_cast<std::size_t>(key_count)),
+      yardstick_counts(static_cast<std::size_t>(key_count));
 
-  // The counts are zeroed before every run too, so that they end as the last run's counts.
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) {
-    key_versions.next(stream);
+  SpeedTask task;
+  task.what = "launch_count_by_key_match_any of 2^26 keys in runs of 32";
+  task.yardstick = "a count by key with one atomicAdd per key, on the same keys";
+  task.unit = "Gelements/s";
+  task.work = static_cast<double>(n);
+  task.min_bytes = static_cast<double>(sizeof(int) * n);  // every key read once
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    fill_runs_of_32<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(keys.data(), n, seed);
+    CUDA_CHECK_LAUNCH("fill_runs_of_32");
     CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(yardstick_counts.data(), 0, yardstick_counts.bytes(), stream));
   };
-  const workbook::TimingResult yours = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        launch_count_by_key_match_any(device_keys.data(), c.n, counts.data(), stream);
-      },
-      options);
-  // Speed counts only for correct results: those of the last run's input.
-  std::vector<unsigned> expected = host_counts(key_versions.last(), 0);
-  expected.resize(slots, 0u);
-  std::ostringstream context;
-  context << c << ", " << seed_text() << " (the last timed run, input changed before each run)";
-  ASSERT_TRUE(matches(compare_exact(expected, counts.to_host()), context.str()));
-
-  // The yardstick reads the last version; its counts pile up and are not checked.
-  const workbook::TimingResult plain = workbook::time_gpu([&](cudaStream_t stream) {
-    count_by_key_plain<<<blocks_for(c.n), kThreadsPerBlock, 0, stream>>>(device_keys.data(), c.n,
-                                                                         counts.data());
+  task.run_yardstick = [&](cudaStream_t stream) {
+    count_by_key_plain<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(keys.data(), n,
+                                                                       yardstick_counts.data());
     CUDA_CHECK_LAUNCH("count_by_key_plain");
-  });
-  report("count by key with __match_any_sync, runs of 32", c.n, yours);
-  report("count by key with one atomicAdd per key, runs of 32", c.n, plain);
-  workbook::testing::expect_speed({elements_per_second(c.n, yours.median_ms),
-                                   elements_per_second(c.n, plain.median_ms), "elements/s",
-                                   "a count by key with one atomicAdd per key"});
+  };
+  task.run = [&](cudaStream_t stream) {
+    launch_count_by_key_match_any(keys.data(), n, counts.data(), stream);
+  };
+  task.check = [&] {
+    const std::string problem =
+        workbook::device_differences(yardstick_counts.data(), counts.data(), counts.size());
+    return problem.empty() ? problem : "counts (index = key): " + problem;
+  };
+  workbook::testing::check_speed(task);
 }
 
 }  // namespace
