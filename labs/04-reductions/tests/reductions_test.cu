@@ -6,22 +6,22 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "cub_yardstick.cuh"
 #include "reductions.cuh"
 #include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace reductions {
 namespace {
@@ -34,6 +34,7 @@ using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 using workbook::testing::size_name;
+using workbook::testing::SpeedTask;
 
 // Outputs are poisoned before each launch: int outputs with 0x7F bytes
 // (2139062143, far from any sum the tests make), float outputs with 0xFF bytes
@@ -560,76 +561,45 @@ TEST_F(EdgeCases, TheGridNeverOutgrowsThePartialsBuffer) {
 }
 
 // ---------------------------------------------------------------------------
-// Speed: the whole-array int32 sum against cub::DeviceReduce::Sum on the same
-// buffer, both timed with workbook::time_gpu (cold L2, median). The rate is
-// bytes read per second: 4 bytes per element.
+// Speed: the whole-array int32 sum against cub::DeviceReduce::Sum, through the
+// workbook's speed harness (workbook/speed.hpp): every run, warm-up included,
+// sums ints drawn on the GPU just before it from a seed of its own; CUB sums
+// the same ints first, alternately with reduce_sum, and every run's result
+// must equal CUB's. The rate is bytes read per second: 4 bytes per element.
 
 constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
 
-// The speed input, generated once per process: values in [-7, 7], so that no
-// partial sum of 2^28 of them can overflow.
-const std::vector<int>& speed_input() {
-  static const std::vector<int> values = ints_for_sums(kSpeedSize, Pattern::uniform, workbook::test_seed());
-  return values;
-}
-
-// The values rotated by `step` within [-7, 7] (7 + 1 wraps to -7): another
-// version of the speed input with every element changed and the same bound.
-std::vector<int> rotated(const std::vector<int>& values, int step) {
-  const int bound = safe_int_bound(kSpeedSize);
-  std::vector<int> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out[i] = (values[i] + bound + step) % (2 * bound + 1) - bound;
-  }
-  return out;
-}
-
 void expect_sum_speed(Combine combine) {
-  // Three versions of the input, changed before every timed run (untimed): an
-  // answer kept from an earlier call is the sum of another version.
-  std::vector<std::vector<int>> versions(3);
-  versions[0] = speed_input();
-  versions[1] = rotated(speed_input(), 1);
-  versions[2] = rotated(speed_input(), 2);
-  const int sums[3] = {host_sum(versions[0]), host_sum(versions[1]), host_sum(versions[2])};
-  // Rotating by 1 adds n and takes 15 off per wrap; 2^28 is no multiple of 15,
-  // so the sums differ. Checked anyway: equal sums would let a cached answer pass.
-  ASSERT_TRUE(sums[0] != sums[1] && sums[1] != sums[2] && sums[0] != sums[2])
-      << "test-setup error: the three versions of the speed input must have different sums, they have "
-      << sums[0] << ", " << sums[1] << " and " << sums[2];
-  DeviceBuffer<int> in = workbook::to_device(versions[0]);
-  workbook::testing::AlternatingInput<int> in_versions(in, std::move(versions));
-  DeviceBuffer<int> result(1);
+  // Values in [-7, 7]: no partial sum of 2^28 of them can overflow.
+  const int bound = safe_int_bound(kSpeedSize);
+  DeviceBuffer<int> in(kSpeedSize), result(1), cub_result(1);
   DeviceBuffer<int> partials(kMaxGridBlocks);
-  result.fill_bytes(kIntPoisonByte);
-
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
-  const workbook::TimingResult ours = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        reduce_sum(in.data(), kSpeedSize, result.data(), combine, partials.data(), stream);
-      },
-      options);
-  // Speed counts only for correct results: those of the last run's input.
-  const int expected = host_sum(in_versions.last());
-  ASSERT_EQ(result.to_host()[0], expected)
-      << "reduce_sum(int) with " << to_string(combine) << ", " << describe_case(kSpeedSize, Pattern::uniform)
-      << " (the last timed run, input changed before each run)";
-
-  // CUB is timed without changing the input: it reads the last version, whose
-  // sum is `expected`.
-  DeviceBuffer<int> cub_result(1);
   yardstick::CubReduction<int> cub(yardstick::CubOperation::sum, in.data(), kSpeedSize, cub_result.data());
-  const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
-  ASSERT_EQ(cub_result.to_host()[0], expected) << "cub::DeviceReduce::Sum disagrees with the host";
 
-  const double bytes = static_cast<double>(kSpeedSize * sizeof(int));
-  const double gbps = workbook::gigabytes_per_second(bytes, ours.median_ms);
-  const double cub_gbps = workbook::gigabytes_per_second(bytes, theirs.median_ms);
-  std::printf("[  TIMING  ] reduce_sum(int), %s: %s, %.1f GB/s\n", to_string(combine), ours.summary().c_str(),
-              gbps);
-  std::printf("[  TIMING  ] cub::DeviceReduce::Sum: %s, %.1f GB/s\n", theirs.summary().c_str(), cub_gbps);
-  workbook::testing::expect_speed({gbps, cub_gbps, "GB/s", "cub::DeviceReduce::Sum on the same input"});
+  SpeedTask task;
+  task.what = std::string("reduce_sum(int) with ") + to_string(combine) + " of 2^28 uniform ints in [-" +
+              std::to_string(bound) + ", " + std::to_string(bound) + "]";
+  task.yardstick = "cub::DeviceReduce::Sum on the same input";
+  task.unit = "GB/s";
+  task.work = static_cast<double>(kSpeedSize * sizeof(int));
+  // Any sum reads every element once; its 4-byte result is negligible.
+  task.min_bytes = static_cast<double>(kSpeedSize * sizeof(int));
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_ints(in.data(), kSpeedSize, seed, -bound, bound, stream);
+    CUDA_CHECK(cudaMemsetAsync(result.data(), kIntPoisonByte, result.bytes(), stream));
+  };
+  task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
+  task.run = [&](cudaStream_t stream) {
+    reduce_sum(in.data(), kSpeedSize, result.data(), combine, partials.data(), stream);
+  };
+  task.check = [&] {
+    const int want = cub_result.to_host()[0];
+    const int got = result.to_host()[0];
+    if (got == want) return std::string();
+    return "the sum is " + std::to_string(want) + ", got " + std::to_string(got) +
+           (got == kIntPoison ? " (the poison: the result was never written)" : "");
+  };
+  workbook::testing::check_speed(task);
 }
 
 class ReductionSpeed : public GpuTest {};

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
@@ -23,10 +22,12 @@
 #include "cub_yardstick.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
 #include "workbook/host_sort.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace compaction {
 namespace {
@@ -38,6 +39,7 @@ using workbook::testing::GpuTest;
 using workbook::testing::matches;
 using workbook::testing::seed_text;
 using workbook::testing::size_name;
+using workbook::testing::SpeedTask;
 
 // Outputs are filled with 0x7F bytes before each run: a position nobody wrote
 // reads 2139062143 (ints) or the same as a count.
@@ -579,101 +581,53 @@ TEST_P(UnorderedCompaction, KeepsTheSameMultisetAndCount) {
 INSTANTIATE_TEST_SUITE_P(Sizes, UnorderedCompaction, ::testing::ValuesIn(kSizes), size_name);
 
 // ---------------------------------------------------------------------------
-// Speed: compact() against cub::DeviceSelect::If with the same predicate on
-// the same 2^28 ints, both timed with workbook::time_gpu (cold L2, median).
-// The rate counts the bytes any compaction must move: every element read once
-// and every kept element written once (6 bytes per element at 50 % kept).
-//
-// The input changes before every run of compact() (untimed), so the last
-// run's output must be the answer for the last version: an answer kept from
-// an earlier call fails the check.
+// Speed: compact() against cub::DeviceSelect::If with the same predicate,
+// through the workbook's speed harness (workbook/speed.hpp): every run,
+// warm-up included, compacts ints drawn on the GPU just before it from a seed
+// of its own; CUB compacts the same ints first, alternately with compact, and
+// every run's count and kept elements must equal CUB's (a stable compaction
+// has one answer). The rate counts the bytes any compaction must move: every
+// element read once and every kept element written once.
 
 constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
-
-// The three versions of the speed input: every element differs between any
-// two of them, and x < 0 keeps about half of each, but not the same half.
-// 0: the values; 1: every bit flipped (~x = -1 - x: the kept and the dropped
-// elements swap); 2: bit 0 flipped, and the sign bit too at odd indices (half
-// of the kept elements change). Per-tile counts kept from the first call are
-// then wrong too, not only the output.
-std::vector<std::vector<int>> speed_versions(std::vector<int> values) {
-  std::vector<std::vector<int>> versions(3);
-  versions[1].resize(values.size());
-  versions[2].resize(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    versions[1][i] = ~values[i];
-    versions[2][i] = values[i] ^ (i % 2 == 1 ? (INT_MIN | 1) : 1);
-  }
-  versions[0] = std::move(values);
-  return versions;
-}
-
-// Whether compacting a and b gives the same output: walks both kept
-// sequences in step and stops at the first difference (at once, usually).
-bool same_kept_values(const std::vector<int>& a, const std::vector<int>& b, KeepIf keep) {
-  std::size_t i = 0, j = 0;
-  while (true) {
-    while (i < a.size() && !keep(a[i])) ++i;
-    while (j < b.size() && !keep(b[j])) ++j;
-    if (i == a.size() || j == b.size()) return i == a.size() && j == b.size();
-    if (a[i++] != b[j++]) return false;
-  }
-}
 
 class CompactionSpeed : public GpuTest {};
 
 TEST_F(CompactionSpeed, StableCompactionReachesTargetFractionOfCub) {
   // Uniform over all ints and keep x < 0: half of them, in a random pattern.
   const KeepIf keep{Rule::less_than, 0};
-  std::vector<std::vector<int>> versions = speed_versions(workbook::generate_ints(
-      kSpeedSize, workbook::Pattern::uniform, workbook::test_seed(), INT_MIN, INT_MAX));
-  for (std::size_t a = 0; a < 3; ++a) {
-    for (std::size_t b = a + 1; b < 3; ++b) {
-      ASSERT_FALSE(same_kept_values(versions[a], versions[b], keep))
-          << "test setup error: versions " << a << " and " << b
-          << " of the speed input have the same answer, so a kept answer could pass; " << seed_text();
-    }
-  }
-  DeviceBuffer<int> in = workbook::to_device(versions[0]);
-  workbook::testing::AlternatingInput<int> in_versions(in, std::move(versions));
-  DeviceBuffer<int> out(kSpeedSize);
-  DeviceBuffer<std::uint32_t> count(1);
+  DeviceBuffer<int> in(kSpeedSize), out(kSpeedSize), cub_out(kSpeedSize);
+  DeviceBuffer<std::uint32_t> count(1), cub_count(1);
   CompactionScratch scratch(kSpeedSize);
-  out.fill_bytes(kPoisonByte);
-  count.fill_bytes(kPoisonByte);
-
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
-  const workbook::TimingResult ours = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        compact(in.data(), kSpeedSize, keep, out.data(), scratch, count.data(), stream);
-      },
-      options);
-  // Speed counts only for correct results: those of the last run's input.
-  const std::vector<int> expected = kept_values(in_versions.last(), keep);
-  const std::string context = "compact, n=2^28 uniform ints, " + to_string(keep) + ", " + seed_text() +
-                              " (the last timed run, input changed before each run)";
-  const std::uint32_t got_count = count.to_host()[0];
-  ASSERT_EQ(got_count, expected.size())
-      << "the kept count for " << context << ": got " << count_text(got_count);
-  std::vector<int> got(expected.size());
-  CUDA_CHECK(cudaMemcpy(got.data(), out.data(), got.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  ASSERT_TRUE(matches(compare_exact(expected, got), context));
-
-  // CUB reads the input as the last run left it: the version `expected` is for.
-  DeviceBuffer<int> cub_out(kSpeedSize);
-  DeviceBuffer<std::uint32_t> cub_count(1);
   yardstick::CubSelectIf cub(in.data(), kSpeedSize, keep, cub_out.data(), cub_count.data());
-  const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
-  ASSERT_EQ(cub_count.to_host()[0], expected.size()) << "cub::DeviceSelect::If disagrees with the host";
 
-  const double bytes = static_cast<double>(kSpeedSize + expected.size()) * sizeof(int);
-  const double gbps = workbook::gigabytes_per_second(bytes, ours.median_ms);
-  const double cub_gbps = workbook::gigabytes_per_second(bytes, theirs.median_ms);
-  std::printf("[  TIMING  ] compact, keep %.1f%%: %s, %.1f GB/s\n", 100.0 * expected.size() / kSpeedSize,
-              ours.summary().c_str(), gbps);
-  std::printf("[  TIMING  ] cub::DeviceSelect::If: %s, %.1f GB/s\n", theirs.summary().c_str(), cub_gbps);
-  workbook::testing::expect_speed({gbps, cub_gbps, "GB/s", "cub::DeviceSelect::If on the same input"});
+  SpeedTask task;
+  task.what = "compact of 2^28 uniform ints, " + to_string(keep);
+  task.yardstick = "cub::DeviceSelect::If with the same predicate on the same input";
+  task.unit = "GB/s";
+  // Bytes read plus kept bytes written at the expected half kept: 4n + 4 (n / 2)
+  // = 6n, the same work for both (the kept count varies a little from run to
+  // run). The speed of light counts the reads alone (4n), which any compaction
+  // must do whatever it keeps: a bound a little below the truth.
+  task.work = 6.0 * kSpeedSize;
+  task.min_bytes = static_cast<double>(kSpeedSize * sizeof(int));
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_ints(in.data(), kSpeedSize, seed, INT_MIN, INT_MAX, stream);
+    CUDA_CHECK(cudaMemsetAsync(out.data(), kPoisonByte, out.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(count.data(), kPoisonByte, count.bytes(), stream));
+  };
+  task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
+  task.run = [&](cudaStream_t stream) {
+    compact(in.data(), kSpeedSize, keep, out.data(), scratch, count.data(), stream);
+  };
+  task.check = [&] {
+    const std::uint32_t want = cub_count.to_host()[0];
+    const std::uint32_t got = count.to_host()[0];
+    if (got != want) return "the kept count is " + std::to_string(want) + ", got " + count_text(got);
+    const std::string kept = workbook::device_differences(cub_out.data(), out.data(), want);
+    return kept.empty() ? kept : "out (out[j] must be the j-th kept element, in input order): " + kept;
+  };
+  workbook::testing::check_speed(task);
 }
 
 }  // namespace

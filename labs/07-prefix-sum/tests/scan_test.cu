@@ -6,7 +6,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <stdexcept>
@@ -16,9 +15,12 @@
 #include "cub_yardstick.cuh"
 #include "scan.cuh"
 #include "workbook/buffers.hpp"
+#include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace scan {
 namespace {
@@ -30,6 +32,7 @@ using workbook::testing::expect_input_unchanged;
 using workbook::testing::GpuTest;
 using workbook::testing::matches;
 using workbook::testing::size_name;
+using workbook::testing::SpeedTask;
 
 // Outputs are poisoned before each launch: ints with 0x7F bytes (2139062143,
 // far from any prefix the tests make), floats with 0xFF bytes (a NaN). A value
@@ -477,79 +480,39 @@ TEST_F(ReduceThenScanGrid, NeverOutgrowsTheBlockSums) {
 }
 
 // ---------------------------------------------------------------------------
-// Speed: exclusive scans of 2^28 int32 against cub::DeviceScan::ExclusiveSum on
-// the same buffer, all timed with workbook::time_gpu (cold L2, median). The
-// rate counts 8 bytes per element: one read and one write, what any scan must
-// move (reduce-then-scan reads the input twice, so its true traffic is 12).
-//
-// The input changes before every run of the student's scan (untimed), so the
-// last run's output must be the answer for the last version: an answer kept
-// from an earlier call fails the check.
+// Speed: exclusive scans of 2^28 int32 against cub::DeviceScan::ExclusiveSum,
+// through the workbook's speed harness (workbook/speed.hpp): every run,
+// warm-up included, scans ints drawn on the GPU just before it from a seed of
+// its own; CUB scans the same ints first, alternately with the student's scan,
+// and every run's output must equal CUB's. The rate counts 8 bytes per
+// element: one read and one write, what any scan must move (reduce-then-scan
+// reads the input twice, so its true traffic is 12).
 
 constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
 // Values in [-7, 7]: no prefix of 2^28 of them overflows an int.
 constexpr int kSpeedBound = 7;
 
-const std::vector<int>& speed_input() {
-  static const std::vector<int> values =
-      workbook::generate_ints(kSpeedSize, Pattern::uniform, workbook::test_seed(), -kSpeedBound, kSpeedBound);
-  return values;
-}
-
-// values + shift, wrapped around into [-7, 7] (7 + 1 becomes -7): still
-// uniform in [-7, 7], so no prefix overflows, and for shift 1 or 2 every
-// element changes. Every whole tile's sum changes too (a tile's length is no
-// multiple of 15), so tile sums kept from the first call are wrong as well.
-std::vector<int> wrapped_plus(const std::vector<int>& values, int shift) {
-  constexpr int kValues = 2 * kSpeedBound + 1;
-  std::vector<int> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out[i] = (values[i] + kSpeedBound + shift) % kValues - kSpeedBound;
-  return out;
-}
-
-// The three versions of the speed input: the values, then the values plus 1
-// and plus 2 (wrapped). Built one by one, not from a braced list, which would
-// copy each GiB once more.
-std::vector<std::vector<int>> speed_versions() {
-  std::vector<std::vector<int>> versions;
-  versions.push_back(speed_input());
-  versions.push_back(wrapped_plus(speed_input(), 1));
-  versions.push_back(wrapped_plus(speed_input(), 2));
-  return versions;
-}
-
 void expect_scan_speed(const char* what,
                        const std::function<void(const int*, int*, cudaStream_t)>& ours_run) {
-  DeviceBuffer<int> in = workbook::to_device(speed_input());
-  // The three versions differ in element 0, so their exclusive scans differ in element 1.
-  workbook::testing::AlternatingInput<int> in_versions(in, speed_versions());
-  DeviceBuffer<int> out(kSpeedSize);
-  out.fill_bytes(kIntPoisonByte);
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
-  const workbook::TimingResult ours =
-      workbook::time_gpu([&](cudaStream_t stream) { ours_run(in.data(), out.data(), stream); }, options);
-  // Speed counts only for correct results: those of the last run's input.
-  const std::vector<int> expected = host_scan(in_versions.last(), ScanKind::exclusive, kSpeedSize);
-  ASSERT_TRUE(matches(compare_exact(expected, out.to_host()),
-                      describe(what, kSpeedSize, Input::uniform, ScanKind::exclusive) +
-                          " (the last timed run, input changed before each run)"));
-
-  // CUB scans the input as the last run left it: the version `expected` is for.
-  DeviceBuffer<int> cub_out(kSpeedSize);
+  DeviceBuffer<int> in(kSpeedSize), out(kSpeedSize), cub_out(kSpeedSize);
   yardstick::CubExclusiveSum cub(in.data(), cub_out.data(), kSpeedSize);
-  const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
-  ASSERT_TRUE(matches(compare_exact(expected, cub_out.to_host()), "cub::DeviceScan::ExclusiveSum"));
 
-  const double bytes = static_cast<double>(2 * kSpeedSize * sizeof(int));
-  const double gbps = workbook::gigabytes_per_second(bytes, ours.median_ms);
-  const double cub_gbps = workbook::gigabytes_per_second(bytes, theirs.median_ms);
-  std::printf("[  TIMING  ] %s: %s, %.1f GB/s\n", what, ours.summary().c_str(), gbps);
-  std::printf("[  TIMING  ] cub::DeviceScan::ExclusiveSum: %s, %.1f GB/s\n", theirs.summary().c_str(),
-              cub_gbps);
-  workbook::testing::expect_speed(
-      {gbps, cub_gbps, "GB/s", "cub::DeviceScan::ExclusiveSum on the same input"});
+  SpeedTask task;
+  task.what = std::string(what) + " of 2^28 uniform ints in [-" + std::to_string(kSpeedBound) + ", " +
+              std::to_string(kSpeedBound) + "]";
+  task.yardstick = "cub::DeviceScan::ExclusiveSum on the same input";
+  task.unit = "GB/s";
+  // Any scan reads every element once and writes every element once.
+  task.work = 2.0 * sizeof(int) * kSpeedSize;
+  task.min_bytes = task.work;
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_ints(in.data(), kSpeedSize, seed, -kSpeedBound, kSpeedBound, stream);
+    CUDA_CHECK(cudaMemsetAsync(out.data(), kIntPoisonByte, out.bytes(), stream));
+  };
+  task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
+  task.run = [&](cudaStream_t stream) { ours_run(in.data(), out.data(), stream); };
+  task.check = [&] { return workbook::device_differences(cub_out.data(), out.data(), kSpeedSize); };
+  workbook::testing::check_speed(task);
 }
 
 class ScanSpeed : public GpuTest {};
