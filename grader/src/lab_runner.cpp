@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -495,22 +496,16 @@ void merge_share(Share& share, LabTests& tests, LabRun* run) {
 }
 
 /// Stage 2 with RunOptions::shards > 1: the tests that may share the GPU are
-/// dealt round-robin into that many shares, which run at once (each resumes
+/// dealt by weight (deal_into_shares()) into that many shares, which run at once (each resumes
 /// after its own crashes and hangs); then the tests that run alone (speed
 /// tests: their timings must not share the GPU) run by themselves. The lab's
 /// budget covers all of it.
 void run_in_shares(const RunOptions& options, const Env& env, Clock::time_point deadline, LabTests& tests,
                    LabRun* run) {
-  std::vector<std::vector<std::string>> dealt(static_cast<std::size_t>(options.shards));
-  std::vector<std::string> alone;
-  std::size_t next = 0;
-  for (const std::string& name : tests.listed) {
-    if (options.runs_alone && options.runs_alone(name)) {
-      alone.push_back(name);
-    } else {
-      dealt[next++ % dealt.size()].push_back(name);
-    }
-  }
+  std::vector<std::string> sharing, alone;
+  for (const std::string& name : tests.listed)
+    (options.runs_alone && options.runs_alone(name) ? alone : sharing).push_back(name);
+  const std::vector<std::vector<std::string>> dealt = deal_into_shares(sharing, options.shards);
   std::vector<Share> shares;
   for (std::size_t k = 0; k < dealt.size(); ++k) {
     if (!dealt[k].empty())
@@ -628,6 +623,43 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   if (options.sandbox) explain_sandbox_limits(run);
   run.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return run;
+}
+
+double test_weight(const std::string& test) {
+  // The last parameter of a parameterised test: "/n<digits>" or "/<rows>x<cols>".
+  static const std::regex size(R"(/n(\d+)(?:_\w*)?$)"), shape(R"(/(\d+)x(\d+)$)");
+  std::smatch match;
+  double elements = 0;
+  if (std::regex_search(test, match, size)) {
+    elements = std::stod(match[1].str());
+  } else if (std::regex_search(test, match, shape)) {
+    elements = std::stod(match[1].str()) * std::stod(match[2].str());
+  }
+  return std::max(1.0, elements / 65536.0);
+}
+
+std::vector<std::vector<std::string>> deal_into_shares(const std::vector<std::string>& tests, int shares) {
+  const std::size_t count = static_cast<std::size_t>(std::max(shares, 1));
+  std::vector<std::size_t> heaviest_first(tests.size());
+  for (std::size_t i = 0; i < tests.size(); ++i) heaviest_first[i] = i;
+  std::vector<double> weights(tests.size());
+  for (std::size_t i = 0; i < tests.size(); ++i) weights[i] = test_weight(tests[i]);
+  std::stable_sort(heaviest_first.begin(), heaviest_first.end(),
+                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  std::vector<double> load(count, 0.0);
+  std::vector<std::vector<std::size_t>> picked(count);
+  for (const std::size_t i : heaviest_first) {
+    const std::size_t lightest =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[lightest] += weights[i];
+    picked[lightest].push_back(i);
+  }
+  std::vector<std::vector<std::string>> dealt(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    std::sort(picked[k].begin(), picked[k].end());  // listing order within a share
+    for (const std::size_t i : picked[k]) dealt[k].push_back(tests[i]);
+  }
+  return dealt;
 }
 
 }  // namespace workbook::grader

@@ -112,6 +112,23 @@ struct RunOptions {
 /// @return The results: one entry per test.
 LabRun run_lab(const std::string& lab_id, const RunOptions& options);
 
+/// @brief How much work a test's name says it does, for dealing tests into
+/// shares: the input size in a parameterised name ("Suite/Test/n67108864",
+/// "n67108864_uniform", a matrix "8192x8192"), counted in units of 2^16
+/// elements, and 1 for a name without one.
+/// @param[in] test The test's full name.
+/// @return Its weight, at least 1.
+double test_weight(const std::string& test);
+
+/// @brief Deals tests into @p shares lists of about equal weight (test_weight()):
+/// the heaviest first, each onto the lightest share so far, so that the large
+/// cases of a lab do not pile up in one share while the others wait; within a
+/// share the tests keep the order they came in.
+/// @param[in] tests The tests, in listing order.
+/// @param[in] shares How many shares, at least 1.
+/// @return The shares, some possibly empty.
+std::vector<std::vector<std::string>> deal_into_shares(const std::vector<std::string>& tests, int shares);
+
 /// @brief A lab refused before its tests ran (its source uses a name the
 /// rubric forbids): no tests, refused set, error the reason.
 /// @param[in] lab_id The lab's id.

@@ -272,6 +272,26 @@ std::string capped(const std::vector<std::string>& chunks, std::size_t head, std
   return text.str();
 }
 
+TEST(Shares, WeightComesFromTheSizeOrShapeInATestsName) {
+  EXPECT_EQ(test_weight("Sizes/SortKeys.SortsLikeStdStableSort/n67108864"), 1024.0);
+  EXPECT_EQ(test_weight("Sizes/Filter.KeepExactlyTheOddValues/n67108864_all_odd"), 1024.0);
+  EXPECT_EQ(test_weight("Shapes/Transpose.MovesEveryElement/8192x8192"), 1024.0);
+  EXPECT_EQ(test_weight("Sizes/SortKeys.SortsLikeStdStableSort/n33"), 1.0);
+  EXPECT_EQ(test_weight("EmptyInput.NoElementsLaunchNothing"), 1.0);
+}
+
+TEST(Shares, LargeCasesAreSpreadOverTheSharesInListingOrder) {
+  // Round robin would put both 2^26 cases into share 1 of two.
+  const std::vector<std::string> tests = {"A/T.x/n67108864", "A/T.x/n1", "B/T.y/n67108864",
+                                          "B/T.y/n1",        "C.z",      "D.w"};
+  const std::vector<std::vector<std::string>> dealt = deal_into_shares(tests, 2);
+  ASSERT_EQ(dealt.size(), 2u);
+  EXPECT_EQ(dealt[0], (std::vector<std::string>{"A/T.x/n67108864", "A/T.x/n1", "C.z"}));
+  EXPECT_EQ(dealt[1], (std::vector<std::string>{"B/T.y/n67108864", "B/T.y/n1", "D.w"}));
+  EXPECT_EQ(deal_into_shares(tests, 1).front(), tests);
+  EXPECT_EQ(deal_into_shares({}, 3), std::vector<std::vector<std::string>>(3));
+}
+
 TEST(CappedLog, KeepsEverythingWithinTheCap) {
   EXPECT_EQ(capped({}, 8, 8), "");
   EXPECT_EQ(capped({"abc\n"}, 8, 8), "abc\n");

@@ -2,16 +2,16 @@
 // it is skipped (with the reason) on a machine without a GPU; the checks of
 // the small helpers and of the arguments run on the host.
 //
-// Every histogram is compared bin by bin with one counted on the host, its
-// bins must add up to n, and the counts after its last bin (guards, filled
-// with a poison value beforehand) must be untouched. The inputs cover the
-// cases a histogram finds hard: every byte in one bin, two bins alternating,
-// four bins in one shared-memory bank, sorted runs, and the easy ones.
+// Every histogram is compared bin by bin with one counted on the host (in the
+// speed tests: with CUB's, on the device), its bins must add up to n, and the
+// counts after its last bin (guards, filled with a poison value beforehand)
+// must be untouched. The inputs cover the cases a histogram finds hard: every
+// byte in one bin, two bins alternating, four bins in one shared-memory bank,
+// sorted runs, and the easy ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -25,9 +25,11 @@
 #include "histogram.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
+#include "workbook/device_inputs.hpp"
 #include "workbook/generators.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace histogram {
 namespace {
@@ -39,6 +41,7 @@ using workbook::testing::GpuTest;
 using workbook::testing::matches;
 using workbook::testing::seed_text;
 using workbook::testing::size_name;
+using workbook::testing::SpeedTask;
 
 // Bins are filled with 0x7F bytes before each run: a bin nobody wrote reads
 // 2139062143, more than any count of these tests.
@@ -121,8 +124,8 @@ std::uint32_t value_at(std::size_t i, std::size_t n, Input input, int bits) {
 std::vector<std::uint8_t> make_bytes(std::size_t n, Input input) {
   std::vector<std::uint8_t> bytes(n);
   if (input == Input::uniform) {
-    // Byte i is byte i % 8 of hash64(seed, i / 8): one hash per 8 bytes, so the
-    // 2^30 bytes of a speed test take a second, not several.
+    // Byte i is byte i % 8 of hash64(seed, i / 8) (workbook::random_byte_at):
+    // one hash per 8 bytes.
     const std::uint64_t seed = workbook::test_seed();
     for (std::size_t group = 0; group * 8 < n; ++group) {
       const std::uint64_t hash = workbook::hash64(seed, group);
@@ -150,8 +153,7 @@ std::vector<std::uint16_t> make_wide(std::size_t n, Input input) {
 
 std::vector<std::uint32_t> host_histogram(const std::vector<std::uint8_t>& bytes) {
   // Four copies of the bins, byte i counted in copy i % 4: a run of equal
-  // bytes (a whole GiB of them in a speed test) then does not wait on one
-  // counter's previous increment at every byte.
+  // bytes then does not wait on one counter's previous increment at every byte.
   constexpr std::size_t bins_per_copy = kBins;
   std::vector<std::uint32_t> copies(4 * bins_per_copy, 0);
   std::size_t i = 0;
@@ -771,99 +773,66 @@ INSTANTIATE_TEST_SUITE_P(Sizes, WideHistogram, ::testing::ValuesIn(kWideSizes), 
 
 // ---------------------------------------------------------------------------
 // Speed: histogram_lane_copies() against cub::DeviceHistogram::HistogramEven
-// on the same 2^30 bytes, both timed with workbook::time_gpu (cold L2,
-// median). The rate is input bytes per second: a histogram reads every byte
-// once and writes 1 KiB.
-//
-// The input changes before every run of histogram_lane_copies() (untimed), so
-// the last run's bins must be the answer for the last version: an answer kept
-// from an earlier call fails the check.
+// on 2^30 bytes, through the workbook's speed harness (workbook/speed.hpp):
+// every run, warm-up included, counts bytes drawn on the GPU just before it
+// from a seed of its own; CUB counts the same bytes first, alternately with
+// your histogram, and your 256 bins of every run must equal CUB's, with the
+// guard counts after them untouched. The rate is input bytes per second.
 
 constexpr std::size_t kSpeedBytes = std::size_t{1} << 30;  // 1 GiB, 20 times an H100's L2
 
-// Every byte plus `shift`, modulo 256: uniform bytes stay uniform, a single
-// bin stays a single bin (255 becomes 0, then 1).
-std::vector<std::uint8_t> plus_bytes(const std::vector<std::uint8_t>& bytes, int shift) {
-  std::vector<std::uint8_t> out(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) out[i] = static_cast<std::uint8_t>(bytes[i] + shift);
-  return out;
-}
+class HistogramSpeed : public GpuTest {
+ protected:
+  // @p fill draws the run's input from its seed.
+  void measure(const std::string& input,
+               const std::function<void(std::uint8_t*, std::uint64_t, cudaStream_t)>& fill) {
+    const std::size_t n = kSpeedBytes;
+    DeviceBuffer<std::uint8_t> in(n);
+    DeviceBuffer<std::uint32_t> bins(kBins + kGuard), cub_bins(kBins);
+    // What the guards must still hold after each run.
+    DeviceBuffer<std::uint32_t> poison(kGuard);
+    poison.fill_bytes(kPoisonByte);
+    yardstick::CubByteHistogram cub(in.data(), n, cub_bins.data());
 
-// The histogram of plus_bytes(bytes, shift) from that of bytes: the count of
-// bin b moves to bin b + shift (mod 256). No second pass over a GiB.
-std::vector<std::uint32_t> plus_histogram(const std::vector<std::uint32_t>& bins, int shift) {
-  constexpr std::size_t bin_count = kBins;
-  std::vector<std::uint32_t> out(bin_count);
-  for (std::size_t b = 0; b < bin_count; ++b)
-    out[(b + static_cast<std::size_t>(shift)) % bin_count] = bins[b];
-  return out;
-}
-
-void expect_histogram_speed(Input input) {
-  // Three versions: the bytes, then the bytes plus 1 and plus 2 (mod 256),
-  // so every byte differs between any two of them. Version k's histogram is
-  // the first one moved up k bins.
-  std::vector<std::vector<std::uint8_t>> versions;
-  versions.push_back(make_bytes(kSpeedBytes, input));
-  versions.push_back(plus_bytes(versions[0], 1));
-  versions.push_back(plus_bytes(versions[0], 2));
-  const std::vector<std::uint32_t> first_bins = host_histogram(versions[0]);
-  const std::vector<std::vector<std::uint32_t>> expected_of = {first_bins, plus_histogram(first_bins, 1),
-                                                               plus_histogram(first_bins, 2)};
-  // Two are equal only if the counts repeat every 1 or 2 bins (all 2^22, say):
-  // not for a seeded input, but a kept answer could then pass.
-  for (std::size_t a = 0; a < 3; ++a) {
-    for (std::size_t b = a + 1; b < 3; ++b) {
-      ASSERT_TRUE(expected_of[a] != expected_of[b])
-          << "test setup error: versions " << a << " and " << b
-          << " of the speed input have the same histogram, so a kept answer could pass; " << seed_text();
-    }
+    SpeedTask task;
+    task.what = "histogram_lane_copies of 2^30 bytes, " + input;
+    task.yardstick = "cub::DeviceHistogram::HistogramEven on the same input";
+    task.unit = "GB/s";
+    task.work = static_cast<double>(n);
+    // Every byte read once, and the 1 KiB of bins written once.
+    task.min_bytes = static_cast<double>(n) + kBins * sizeof(std::uint32_t);
+    task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+      fill(in.data(), seed, stream);
+      CUDA_CHECK(cudaMemsetAsync(bins.data(), kPoisonByte, bins.bytes(), stream));
+      CUDA_CHECK(cudaMemsetAsync(cub_bins.data(), kPoisonByte, cub_bins.bytes(), stream));
+    };
+    task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
+    task.run = [&](cudaStream_t stream) { histogram_lane_copies(in.data(), n, bins.data(), stream); };
+    task.check = [&] {
+      const std::string counts = workbook::device_differences(cub_bins.data(), bins.data(), kBins);
+      if (!counts.empty()) return "bins (index = bin; 2139062143 = 0x7F7F7F7F: never written): " + counts;
+      const std::string guards = workbook::device_differences(poison.data(), bins.data() + kBins, kGuard);
+      if (guards.empty()) return guards;
+      return "the guard counts after the last bin (index 0 = bin 256; nothing may be written there): " +
+             guards;
+    };
+    workbook::testing::check_speed(task);
   }
-  const std::uint8_t first_byte = versions[0][0];
-  DeviceBuffer<std::uint8_t> in = workbook::to_device(versions[0]);
-  workbook::testing::AlternatingInput<std::uint8_t> in_versions(in, std::move(versions));
-  DeviceBuffer<std::uint32_t> bins(kBins + kGuard);
-  bins.fill_bytes(kPoisonByte);
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { in_versions.next(stream); };
-  const workbook::TimingResult ours = workbook::time_gpu(
-      [&](cudaStream_t stream) { histogram_lane_copies(in.data(), kSpeedBytes, bins.data(), stream); },
-      options);
-  // Speed counts only for correct results: those of the last run's input,
-  // version k = its first byte minus the first version's (mod 256).
-  const std::uint8_t last_version = static_cast<std::uint8_t>(in_versions.last()[0] - first_byte);
-  const std::vector<std::uint32_t>& expected = expected_of[last_version];
-  const std::string context =
-      describe("histogram_lane_copies", kSpeedBytes, "bytes", to_string(input, false)) +
-      " (the last timed run, input changed before each run)";
-  expect_histogram(expected, bins.to_host(), kSpeedBytes, context);
-  ASSERT_FALSE(::testing::Test::HasFailure()) << "no speed for a wrong histogram";
-
-  // CUB counts the input as the last run left it: the version `expected` is for.
-  DeviceBuffer<std::uint32_t> cub_bins(kBins + kGuard);
-  cub_bins.fill_bytes(kPoisonByte);
-  yardstick::CubByteHistogram cub(in.data(), kSpeedBytes, cub_bins.data());
-  const workbook::TimingResult theirs = workbook::time_gpu([&](cudaStream_t stream) { cub.run(stream); });
-  expect_histogram(expected, cub_bins.to_host(), kSpeedBytes, "cub::DeviceHistogram::HistogramEven");
-
-  const double gbps = workbook::gigabytes_per_second(static_cast<double>(kSpeedBytes), ours.median_ms);
-  const double cub_gbps = workbook::gigabytes_per_second(static_cast<double>(kSpeedBytes), theirs.median_ms);
-  std::printf("[  TIMING  ] histogram_lane_copies, %s: %s, %.1f GB/s\n", to_string(input, false).c_str(),
-              ours.summary().c_str(), gbps);
-  std::printf("[  TIMING  ] cub::DeviceHistogram::HistogramEven: %s, %.1f GB/s\n", theirs.summary().c_str(),
-              cub_gbps);
-  workbook::testing::expect_speed(
-      {gbps, cub_gbps, "GB/s", "cub::DeviceHistogram::HistogramEven on the same input"});
-}
-
-class HistogramSpeed : public GpuTest {};
+};
 
 TEST_F(HistogramSpeed, LaneCopiesReachTargetFractionOfCubOnUniformBytes) {
-  expect_histogram_speed(Input::uniform);
+  measure("uniform", [](std::uint8_t* in, std::uint64_t seed, cudaStream_t stream) {
+    workbook::fill_random_bytes(in, kSpeedBytes, seed, stream);
+  });
 }
 
+// Every byte the same, a value drawn per run so that the answer changes
+// between runs (in about half the runs it is 128 or more: bytes read as
+// signed char would index a negative bin).
 TEST_F(HistogramSpeed, LaneCopiesReachTargetFractionOfCubOnSingleBinBytes) {
-  expect_histogram_speed(Input::single_bin);
+  measure("every byte in one bin", [](std::uint8_t* in, std::uint64_t seed, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemsetAsync(in, static_cast<int>(seed & 0xFF), kSpeedBytes, stream));
+  });
 }
 
 }  // namespace

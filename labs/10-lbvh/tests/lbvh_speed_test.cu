@@ -1,26 +1,24 @@
-// Speed tests of lab 10, each against a yardstick measured in the same run,
-// both timed with workbook::time_gpu (cold L2, median of repeated CUDA-event
-// timings). The scene: 2^20 cubes of side s = 2^(-20/3) (about 1/101.6) at
-// uniform random centres in the unit cube, so that each overlaps about
+// Speed tests of lab 10, through the workbook's speed harness
+// (workbook/speed.hpp): every run, warm-up included, reads a scene drawn on
+// the GPU just before it from a seed of its own: 2^20 cubes of side
+// s = 2^(-20/3) (about 1/101.6) at uniform random centres in the unit cube,
+// the scene reference::uniform_cubes() makes, so that each overlaps about
 // n (2s)^3 = 8 others (a little fewer at the walls): about 4 million pairs.
-// - The build against one cub::DeviceRadixSort::SortPairs of the same 2^20
-//   codes (the provided sort_pairs_by_code(), the build's own phase 2): the
-//   ratio is sort time / build time, so 0.2 means the build takes 5 sorts.
-// - The query against a uniform grid (grid_yardstick.cuh) on the same
-//   scene: pairs per second, the same pairs.
-// The scene changes before every timed run of your code (untimed:
-// workbook::testing::AlternatingInput, three versions, see scene_versions()),
-// so that an answer kept from an earlier call fails. The results of the last
-// timed run are checked first (the tree by the validator and the host's
-// Morton order, the pairs against the grid's, renumbered): speed counts only
-// for correct code.
+// The yardstick runs first, alternately with your code, and every run's
+// output is checked.
+// - The build against one cub::DeviceRadixSort::SortPairs of 2^20 random
+//   30-bit codes (the provided sort_pairs_by_code(), the build's own phase 2;
+//   the Morton codes of uniform points are uniform 30-bit values): the ratio
+//   is sort time / build time, so 0.2 means the build takes 5 sorts. Each
+//   run's tree must pass the validator on that run's boxes, with its leaves
+//   in their Morton order.
+// - The query against a uniform grid (grid_yardstick.cuh) of the same scene,
+//   your tree built for it untimed: each run's pairs must be the grid's.
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "grid_yardstick.cuh"
@@ -28,210 +26,201 @@
 #include "lbvh_download.cuh"
 #include "lbvh_reference.hpp"
 #include "workbook/buffers.hpp"
+#include "workbook/compare.hpp"
 #include "workbook/cuda_check.hpp"
-#include "workbook/generators.hpp"
+#include "workbook/random.hpp"
+#include "workbook/speed.hpp"
 #include "workbook/testing.hpp"
-#include "workbook/timing.hpp"
 
 namespace lbvh {
 namespace {
 
+using testing::download_boxes;
 using testing::download_tree;
-using workbook::compare_exact;
 using workbook::DeviceBuffer;
-using workbook::testing::AlternatingInput;
 using workbook::testing::GpuTest;
-using workbook::testing::matches;
+using workbook::testing::SpeedTask;
 
 constexpr std::size_t kObjects = std::size_t{1} << 20;
 constexpr double kNeighbours = 8.0;
+constexpr int kPoisonByte = 0x7F;
+// A second random stream from a run's seed.
+constexpr std::uint64_t kOtherStream = 0x9E3779B97F4A7C15ull;
 
-// Object i of version 0 is object renumbered(i, version) of the other versions.
-std::uint32_t renumbered(std::uint32_t object, std::size_t version) {
-  return static_cast<std::uint32_t>((object + version * (kObjects / 3)) % kObjects);
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
 }
 
-// The three versions of a scene that the timed runs alternate between.
-// Version 0 is the scene; version 1 mirrors every box through the origin
-// (x, y, z -> -x, -y, -z) and version 2 turns the axes (x, y, z -> z, x, y),
-// and both renumber the objects (renumbered()). Negating and swapping floats
-// is exact, so every overlap test gives the same answer: the same cubes
-// overlap, at the same density (the codes are relative to the scene box, so
-// where the scene lies does not matter). But every box changes, the Morton
-// codes (so the tree) change, and the pairs carry the new numbers: an answer
-// kept from another version is wrong.
-std::vector<std::vector<Aabb>> scene_versions(const std::vector<Aabb>& boxes) {
-  std::vector<std::vector<Aabb>> versions(3, std::vector<Aabb>(boxes.size()));
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    const Aabb& b = boxes[i];
-    const auto object = static_cast<std::uint32_t>(i);
-    versions[0][i] = b;
-    versions[1][renumbered(object, 1)] = {{-b.hi.x, -b.hi.y, -b.hi.z}, {-b.lo.x, -b.lo.y, -b.lo.z}};
-    versions[2][renumbered(object, 2)] = {{b.lo.z, b.lo.x, b.lo.y}, {b.hi.z, b.hi.x, b.hi.y}};
+// Cube i of reference::uniform_cubes(n, kNeighbours, seed), on the device: its
+// centre's coordinates are random_float_at(seed, 3i + axis, 0, 1), the floats
+// of reference::unit_random().
+__global__ void draw_uniform_cubes(Aabb* boxes, std::uint32_t n, std::uint64_t seed, float half) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = workbook::random_float_at(seed, 3 * i, 0.0f, 1.0f);
+  const float y = workbook::random_float_at(seed, 3 * i + 1, 0.0f, 1.0f);
+  const float z = workbook::random_float_at(seed, 3 * i + 2, 0.0f, 1.0f);
+  boxes[i] = {{x - half, y - half, z - half}, {x + half, y + half, z + half}};
+}
+
+// Random 30-bit codes, each with its index: the yardstick sort's input.
+__global__ void draw_codes(std::uint32_t* codes, std::uint32_t* indices, std::uint32_t n,
+                           std::uint64_t seed) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  codes[i] = workbook::random_u32_at(seed, i) >> (32 - kCodeBits);
+  indices[i] = static_cast<std::uint32_t>(i);
+}
+
+// *sum += the hash of every pair's key (smaller object above): an order-free
+// fingerprint of a set of pairs. Equal sets have equal sums, so different
+// sums prove different sets (and equal sums make different sets unlikely
+// beyond doubt). One atomicAdd per warp.
+__global__ void add_pair_hashes(const Pair* pairs, std::size_t count, std::uint64_t salt,
+                                unsigned long long* sum) {
+  unsigned long long mine = 0;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const Pair p = pairs[k];
+    const std::uint32_t lo = p.first < p.second ? p.first : p.second;
+    const std::uint32_t hi = p.first < p.second ? p.second : p.first;
+    mine += workbook::hash64(salt, (static_cast<std::uint64_t>(lo) << 32) | hi);
   }
-  return versions;
+  for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(0xFFFFFFFFu, mine, offset);
+  if (threadIdx.x % 32 == 0) atomicAdd(sum, mine);
 }
 
-// Checks the construction above: no two versions share a box at any index,
-// so that no look at part of the input can miss the change.
-::testing::AssertionResult differ_in_every_box(const std::vector<std::vector<Aabb>>& versions) {
-  for (std::size_t a = 0; a < versions.size(); ++a) {
-    for (std::size_t b = a + 1; b < versions.size(); ++b) {
-      for (std::size_t i = 0; i < versions[a].size(); ++i) {
-        if (reference::same_box(versions[a][i], versions[b][i])) {
-          return ::testing::AssertionFailure()
-                 << "test-setup error: versions " << a << " and " << b
-                 << " of the scene have the same box at index " << i << ", seed=" << workbook::test_seed();
-        }
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
+// The half side of the scene's cubes, as reference::uniform_cubes() computes it.
+float cube_half() {
+  return static_cast<float>(std::cbrt(kNeighbours / static_cast<double>(kObjects)) / 2.0 / 2.0);
 }
 
-// The version whose boxes @p last holds: versions differ in every box, so box 0 tells.
-std::size_t version_of(const std::vector<std::vector<Aabb>>& versions, const std::vector<Aabb>& last) {
-  std::size_t version = 0;
-  while (version + 1 < versions.size() && !reference::same_box(versions[version][0], last[0])) ++version;
-  return version;
+void draw_scene(Aabb* boxes, std::uint64_t seed, cudaStream_t stream) {
+  draw_uniform_cubes<<<blocks_for(kObjects), kThreadsPerBlock, 0, stream>>>(
+      boxes, static_cast<std::uint32_t>(kObjects), seed, cube_half());
+  CUDA_CHECK_LAUNCH("draw_uniform_cubes");
 }
 
-std::vector<std::uint64_t> sorted_keys(const std::vector<Pair>& pairs) {
-  std::vector<std::uint64_t> keys(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    keys[i] = reference::pair_key(pairs[i].first, pairs[i].second);
-  std::sort(keys.begin(), keys.end());
-  return keys;
-}
-
-// The pairs of version 0 with their objects numbered as in version @p version:
-// the pairs of that version.
-std::vector<Pair> renumbered_pairs(const std::vector<Pair>& pairs, std::size_t version) {
-  std::vector<Pair> out(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    out[i] = {renumbered(pairs[i].first, version), renumbered(pairs[i].second, version)};
-  return out;
-}
-
-// An order-free fingerprint of a set of pairs: the sum of a hash of every
-// pair. Equal sets have equal sums, so different sums prove different sets.
-std::uint64_t pairs_fingerprint(const std::vector<Pair>& pairs) {
-  std::uint64_t sum = 0;
-  for (const Pair& p : pairs) sum += workbook::hash64(0x5EED, reference::pair_key(p.first, p.second));
-  return sum;
+template <typename T>
+T download_one(const T* device) {
+  T value{};
+  CUDA_CHECK(cudaMemcpy(&value, device, sizeof value, cudaMemcpyDeviceToHost));
+  return value;
 }
 
 class LbvhSpeed : public GpuTest {};
 
 TEST_F(LbvhSpeed, BuildOf2To20ObjectsReachesTargetFractionOfOneSort) {
-  std::vector<std::vector<Aabb>> versions =
-      scene_versions(reference::uniform_cubes(kObjects, kNeighbours, workbook::test_seed() + 20));
-  ASSERT_TRUE(differ_in_every_box(versions));
-  DeviceBuffer<Aabb> in = workbook::to_device(versions[0]);
-  AlternatingInput<Aabb> scenes(in, std::move(versions));
-  Lbvh bvh(kObjects);
   const auto n = static_cast<std::uint32_t>(kObjects);
-
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) { scenes.next(stream); };
-  const workbook::TimingResult build =
-      workbook::time_gpu([&](cudaStream_t stream) { bvh.build(in.data(), n, stream); }, options);
-  // The last timed build left a tree: it must be a valid tree over the last
-  // version's boxes (a tree kept from another version has other leaf boxes),
-  // with its leaves in that version's Morton order.
-  const std::vector<Aabb>& last = scenes.last();
-  const std::string context =
-      "the tree of the last timed build, 2^20 uniform cubes, seed=" + std::to_string(workbook::test_seed()) +
-      " (the last timed run, input changed before each run)";
-  const reference::BuiltTree tree = download_tree(bvh, kObjects);
-  const std::string problem = reference::validate(tree, last);
-  ASSERT_TRUE(problem.empty()) << context << ": " << problem;
-  ASSERT_TRUE(matches(compare_exact(reference::sort_objects(last).objects, tree.objects),
-                      context + " (objects: the leaves in the Morton order)"));
-
-  // The yardstick: the build's own sort, alone, on the codes the build made.
-  DeviceBuffer<std::uint32_t> codes_out(kObjects), indices_out(kObjects);
+  DeviceBuffer<Aabb> boxes(kObjects);
+  Lbvh bvh(kObjects);
+  // The yardstick's own sort: its input, its outputs and its storage.
+  DeviceBuffer<std::uint32_t> codes(kObjects), indices(kObjects), codes_out(kObjects), indices_out(kObjects);
   DeviceBuffer<unsigned char> temp(sort_temp_bytes(kObjects));
-  const workbook::TimingResult sort = workbook::time_gpu([&](cudaStream_t stream) {
-    sort_pairs_by_code(bvh.codes(), bvh.indices(), codes_out.data(), indices_out.data(), n, temp.data(),
-                       temp.size(), stream);
-  });
 
-  const double rate = static_cast<double>(kObjects) / build.median_ms / 1.0e6;
-  const double sort_rate = static_cast<double>(kObjects) / sort.median_ms / 1.0e6;
-  std::printf("[  TIMING  ] Lbvh::build, 2^20 objects: %s, %.2f Gobjects/s\n", build.summary().c_str(), rate);
-  std::printf("[  TIMING  ] sort_pairs_by_code (cub::DeviceRadixSort::SortPairs): %s, %.2f Gobjects/s\n",
-              sort.summary().c_str(), sort_rate);
-  workbook::testing::expect_speed(
-      {rate, sort_rate, "Gobjects/s", "one cub::DeviceRadixSort::SortPairs of the same 2^20 codes"});
+  SpeedTask task;
+  task.what = "Lbvh::build of 2^20 uniform cubes";
+  task.yardstick = "one cub::DeviceRadixSort::SortPairs of 2^20 random 30-bit codes (sort_pairs_by_code)";
+  task.unit = "Gobjects/s";
+  task.work = static_cast<double>(kObjects);
+  // The boxes read once, and the tree the validator checks written once (it
+  // is poisoned before each run): objects (n), left, right and last (n - 1
+  // each), parents (2n - 1), node boxes (2n - 1).
+  const double words = kObjects + 3.0 * (kObjects - 1) + (2.0 * kObjects - 1);
+  task.min_bytes = sizeof(Aabb) * static_cast<double>(kObjects) + sizeof(std::uint32_t) * words +
+                   sizeof(Aabb) * (2.0 * kObjects - 1);
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    draw_scene(boxes.data(), seed, stream);
+    draw_codes<<<blocks_for(kObjects), kThreadsPerBlock, 0, stream>>>(codes.data(), indices.data(), n,
+                                                                      seed ^ kOtherStream);
+    CUDA_CHECK_LAUNCH("draw_codes");
+    CUDA_CHECK(cudaMemsetAsync(bvh.objects(), kPoisonByte, kObjects * sizeof(std::uint32_t), stream));
+    for (std::uint32_t* internal : {bvh.left(), bvh.right(), bvh.last()})
+      CUDA_CHECK(cudaMemsetAsync(internal, kPoisonByte, (kObjects - 1) * sizeof(std::uint32_t), stream));
+    CUDA_CHECK(
+        cudaMemsetAsync(bvh.parent(), kPoisonByte, (2 * kObjects - 1) * sizeof(std::uint32_t), stream));
+    CUDA_CHECK(cudaMemsetAsync(bvh.boxes(), kPoisonByte, (2 * kObjects - 1) * sizeof(Aabb), stream));
+  };
+  task.run_yardstick = [&](cudaStream_t stream) {
+    sort_pairs_by_code(codes.data(), indices.data(), codes_out.data(), indices_out.data(), n, temp.data(),
+                       temp.size(), stream);
+  };
+  task.run = [&](cudaStream_t stream) { bvh.build(boxes.data(), kObjects, stream); };
+  // On the host (some 100 ms): a valid tree over this run's boxes (a tree of
+  // another scene has other leaf boxes), its leaves in their Morton order.
+  task.check = [&]() -> std::string {
+    const std::vector<Aabb> scene = download_boxes(boxes.data(), kObjects);
+    const reference::BuiltTree tree = download_tree(bvh, kObjects);
+    const std::string problem = reference::validate(tree, scene);
+    if (!problem.empty()) return "the tree: " + problem;
+    const workbook::ComparisonReport order =
+        workbook::compare_exact(reference::sort_objects(scene).objects, tree.objects);
+    return order.ok() ? "" : "objects (the leaves in the Morton order): " + order.describe();
+  };
+  workbook::testing::check_speed(task);
 }
 
 TEST_F(LbvhSpeed, QueryOf2To20ObjectsReachesTargetFractionOfAUniformGrid) {
-  const std::vector<Aabb> boxes = reference::uniform_cubes(kObjects, kNeighbours, workbook::test_seed() + 21);
-  const std::vector<std::vector<Aabb>> versions = scene_versions(boxes);
-  ASSERT_TRUE(differ_in_every_box(versions));
-  DeviceBuffer<Aabb> in = workbook::to_device(versions[0]);
-  AlternatingInput<Aabb> scenes(in, versions);
+  DeviceBuffer<Aabb> boxes(kObjects);
   Lbvh bvh(kObjects);
-  bvh.build(in.data(), kObjects);
-  // The grid, timed as before, on version 0.
-  yardstick::UniformGrid grid(boxes);
-
+  yardstick::UniformGrid grid;
   // Capacity for every pair at this density with room to spare.
   const std::size_t capacity = static_cast<std::size_t>(kNeighbours) * kObjects;
   DeviceBuffer<Pair> pairs(capacity), grid_pairs(capacity);
-  const TreeView view = bvh.view();
-  // The query's input is the tree: before each run (untimed) the next version
-  // of the scene, and its tree built into the same arrays.
-  workbook::TimingOptions options;
-  options.before_each = [&](cudaStream_t stream) {
-    scenes.next(stream);
-    bvh.build(in.data(), kObjects, stream);
+  DeviceBuffer<unsigned long long> fingerprints(2);
+  std::uint64_t salt = 0;
+
+  SpeedTask task;
+  task.what = "query_overlapping_pairs of 2^20 uniform cubes";
+  task.yardstick = "a uniform-grid query (27 cells per object) of the same scene";
+  // The pairs found differ from run to run, so the work is the queries: one
+  // per object.
+  task.unit = "Gqueries/s";
+  task.work = static_cast<double>(kObjects);
+  // Every leaf's own box read once, and at least n pairs written: these
+  // scenes have about 4n (8 neighbours per object, each pair once).
+  task.min_bytes = static_cast<double>(kObjects) * (sizeof(Aabb) + sizeof(Pair));
+  // The query's input is the tree: a new scene, its tree and its grid, untimed.
+  task.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    salt = seed;
+    draw_scene(boxes.data(), seed, stream);
+    bvh.build(boxes.data(), kObjects, stream);
+    grid.rebuild(boxes.data(), kObjects, stream);
+    // The launcher must zero the count and the status itself.
+    CUDA_CHECK(cudaMemsetAsync(pairs.data(), kPoisonByte, pairs.bytes(), stream));
+    CUDA_CHECK(cudaMemsetAsync(bvh.pair_count(), kPoisonByte, sizeof(unsigned long long), stream));
+    CUDA_CHECK(cudaMemsetAsync(bvh.status(), kPoisonByte, sizeof(std::uint32_t), stream));
   };
-  const workbook::TimingResult query = workbook::time_gpu(
-      [&](cudaStream_t stream) {
-        launch_query_overlapping_pairs(view, pairs.data(), capacity, bvh.pair_count(), bvh.status(), stream);
-      },
-      options);
-  const workbook::TimingResult theirs =
-      workbook::time_gpu([&](cudaStream_t stream) { grid.query(grid_pairs.data(), capacity, stream); });
-
-  // The grid found version 0's pairs; each version's pairs are those
-  // renumbered, and they must differ from version to version.
-  const std::size_t grid_found = grid.pairs_found();
-  ASSERT_LE(grid_found, capacity) << "the grid found more pairs than the buffer holds";
-  std::vector<Pair> want = grid_pairs.to_host();
-  want.resize(grid_found);
-  const std::uint64_t fingerprints[3] = {pairs_fingerprint(want),
-                                         pairs_fingerprint(renumbered_pairs(want, 1)),
-                                         pairs_fingerprint(renumbered_pairs(want, 2))};
-  ASSERT_TRUE(fingerprints[0] != fingerprints[1] && fingerprints[1] != fingerprints[2] &&
-              fingerprints[0] != fingerprints[2])
-      << "test-setup error: two versions of the scene have the same pairs, so a kept answer could pass";
-
-  // The last timed run's pairs: those of the version it read, each once.
-  const std::string context = "2^20 uniform cubes, seed=" + std::to_string(workbook::test_seed()) +
-                              " (the last timed run, input changed before each run)";
-  unsigned long long count = 0;
-  CUDA_CHECK(cudaMemcpy(&count, bvh.pair_count(), sizeof count, cudaMemcpyDeviceToHost));
-  const auto found = static_cast<std::size_t>(count);
-  std::uint32_t status = 0;
-  CUDA_CHECK(cudaMemcpy(&status, bvh.status(), sizeof status, cudaMemcpyDeviceToHost));
-  ASSERT_EQ(status, 0u) << "the query reported a stack overflow, " << context;
-  ASSERT_EQ(found, grid_found) << "pairs found by the query vs by the grid, " << context;
-  std::vector<Pair> got = pairs.to_host();
-  got.resize(found);
-  ASSERT_TRUE(sorted_keys(got) == sorted_keys(renumbered_pairs(want, version_of(versions, scenes.last()))))
-      << "the query's pairs are not the grid's pairs (renumbered for the version read), " << context;
-
-  const double rate = static_cast<double>(found) / query.median_ms / 1.0e6;
-  const double grid_rate = static_cast<double>(grid_found) / theirs.median_ms / 1.0e6;
-  std::printf("[  TIMING  ] query_overlapping_pairs, 2^20 objects, %zu pairs: %s, %.2f Gpairs/s\n", found,
-              query.summary().c_str(), rate);
-  std::printf("[  TIMING  ] uniform grid (%d x %d x %d cells), 27 cells per object: %s, %.2f Gpairs/s\n",
-              grid.dims().x, grid.dims().y, grid.dims().z, theirs.summary().c_str(), grid_rate);
-  workbook::testing::expect_speed(
-      {rate, grid_rate, "Gpairs/s", "a uniform-grid query (27 cells per object) of the same scene"});
+  task.run_yardstick = [&](cudaStream_t stream) { grid.query(grid_pairs.data(), capacity, stream); };
+  task.run = [&](cudaStream_t stream) {
+    launch_query_overlapping_pairs(bvh.view(), pairs.data(), capacity, bvh.pair_count(), bvh.status(),
+                                   stream);
+  };
+  // The same set of pairs as the grid's, each once: equal counts and equal
+  // order-free fingerprints, on the device.
+  task.check = [&]() -> std::string {
+    const std::uint32_t status = download_one(bvh.status());
+    if (status != 0)
+      return "the status word is " + std::to_string(status) + " (kStackOverflowed = 1: a stack overflowed)";
+    const auto found = static_cast<std::size_t>(download_one(bvh.pair_count()));
+    const std::size_t grid_found = grid.pairs_found();
+    if (grid_found > capacity) return "test-setup error: the grid found more pairs than the buffer holds";
+    if (found != grid_found)
+      return "the query found " + std::to_string(found) + " pairs, the grid " + std::to_string(grid_found);
+    fingerprints.fill_bytes(0);
+    add_pair_hashes<<<blocks_for(found / 8 + 1), kThreadsPerBlock>>>(pairs.data(), found, salt,
+                                                                     fingerprints.data());
+    CUDA_CHECK_LAUNCH("add_pair_hashes");
+    add_pair_hashes<<<blocks_for(found / 8 + 1), kThreadsPerBlock>>>(grid_pairs.data(), found, salt,
+                                                                     fingerprints.data() + 1);
+    CUDA_CHECK_LAUNCH("add_pair_hashes");
+    const std::vector<unsigned long long> sums = fingerprints.to_host();
+    return sums[0] == sums[1]
+               ? ""
+               : "the query's " + std::to_string(found) +
+                     " pairs are not the grid's (as many, but some missing, repeated or wrong)";
+  };
+  workbook::testing::check_speed(task);
 }
 
 }  // namespace
