@@ -2,10 +2,13 @@
 // it is skipped (with the reason) on a machine without a GPU; the digit, the
 // key encodings, the tile geometry and the argument checks run on the host.
 //
-// Every output is compared element by element with the host's answer
-// (std::stable_sort's result, computed by the harness's host radix sort, or
-// a stable counting sort by one digit for a single pass), with the output poisoned beforehand and the guard
-// elements after it required to still hold the poison; inputs must come back unchanged.
+// Every output is compared element by element with the expected answer, with
+// the output poisoned beforehand and the guard elements after it required to
+// still hold the poison; inputs must come back unchanged. Up to 100003 keys
+// the answer is the host's (std::stable_sort's result, computed by the
+// harness's host radix sort, or a stable counting sort by one digit for a
+// single pass); at 5 * 2^20 and 2^26, where the host took seconds per case, it
+// is computed on the device with CUB (see answers_on_host).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,15 +16,20 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cub_yardstick.cuh"
 #include "radix_sort.cuh"
 #include "workbook/buffers.hpp"
+#include "workbook/cub_call.hpp"
 #include "workbook/cuda_check.hpp"
+#include "workbook/device_checks.hpp"
 #include "workbook/generators.hpp"
 #include "workbook/host_sort.hpp"
 #include "workbook/testing.hpp"
@@ -92,13 +100,20 @@ const char* to_string(Keys keys) {
   return "?";
 }
 
-std::uint32_t random_bits(std::uint64_t stream, std::size_t i) {
-  return static_cast<std::uint32_t>(workbook::hash64(workbook::test_seed() + stream, i) >> 16);
+// Value i of the random stream `stream` of the run's seed. The same on the
+// host and the device, so that either can draw the keys.
+__host__ __device__ std::uint32_t random_bits(std::uint64_t seed, std::uint64_t stream, std::size_t i) {
+  return static_cast<std::uint32_t>(workbook::hash64(seed + stream, i) >> 16);
 }
 
-// Key i of a pattern. Sorted keys climb evenly from 0 to about 2^32 - 1.
-std::uint32_t make_key(Keys keys, std::size_t i, std::size_t n) {
-  const std::uint32_t random = random_bits(1, i);
+std::uint32_t random_bits(std::uint64_t stream, std::size_t i) {
+  return random_bits(workbook::test_seed(), stream, i);
+}
+
+// Key i of a pattern, for the seed workbook::test_seed(). Sorted keys climb
+// evenly from 0 to about 2^32 - 1.
+__host__ __device__ std::uint32_t make_key(Keys keys, std::uint64_t seed, std::size_t i, std::size_t n) {
+  const std::uint32_t random = random_bits(seed, 1, i);
   const std::uint64_t climb = n > 1 ? static_cast<std::uint64_t>(i) * 0xFFFFFFFFull / (n - 1) : 0;
   switch (keys) {
     case Keys::uniform:
@@ -108,9 +123,9 @@ std::uint32_t make_key(Keys keys, std::size_t i, std::size_t n) {
     case Keys::reverse_sorted:
       return ~static_cast<std::uint32_t>(climb);
     case Keys::all_equal:
-      return random_bits(2, 0);
+      return random_bits(seed, 2, 0);
     case Keys::few_unique:
-      return random_bits(2, random % 8);
+      return random_bits(seed, 2, random % 8);
     case Keys::top_byte_only:
       return (random & 0xFF000000u) | 0x00A5C3E1u;
     case Keys::lowest_bit_only:
@@ -124,13 +139,49 @@ std::uint32_t make_key(Keys keys, std::size_t i, std::size_t n) {
 }
 
 std::vector<std::uint32_t> make_keys(std::size_t n, Keys keys) {
+  const std::uint64_t seed = workbook::test_seed();
   std::vector<std::uint32_t> values(n);
-  for (std::size_t i = 0; i < n; ++i) values[i] = make_key(keys, i, n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = make_key(keys, seed, i, n);
   return values;
 }
 
-// Every pattern for small inputs; fewer for the large ones, where each case
-// costs the host seconds.
+unsigned blocks_for(std::size_t n) {
+  return static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
+}
+
+__global__ void fill_keys(Keys keys, std::uint64_t seed, std::size_t n, std::uint32_t* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = make_key(keys, seed, i, n);
+}
+
+// make_keys drawn on the device, then kGuard zeros: what
+// upload_with_guard(make_keys(n, keys)) uploads, without 2^26 keys drawn on
+// the host and copied over.
+DeviceBuffer<std::uint32_t> keys_on_device(std::size_t n, Keys keys) {
+  DeviceBuffer<std::uint32_t> buffer(n + kGuard);
+  buffer.fill_bytes(0);
+  if (n == 0) return buffer;
+  fill_keys<<<blocks_for(n), kThreadsPerBlock>>>(keys, workbook::test_seed(), n, buffer.data());
+  CUDA_CHECK_LAUNCH("fill_keys");
+  return buffer;
+}
+
+__global__ void fill_indices(std::size_t n, std::uint32_t* out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = static_cast<std::uint32_t>(i);
+}
+
+// 0, 1, ..., n - 1 on the device, then kGuard zeros: the values of the pair tests.
+DeviceBuffer<std::uint32_t> indices_on_device(std::size_t n) {
+  DeviceBuffer<std::uint32_t> buffer(n + kGuard);
+  buffer.fill_bytes(0);
+  if (n == 0) return buffer;
+  fill_indices<<<blocks_for(n), kThreadsPerBlock>>>(n, buffer.data());
+  CUDA_CHECK_LAUNCH("fill_indices");
+  return buffer;
+}
+
+// Every pattern for small inputs; fewer for the large ones, which take longest.
 std::vector<Keys> patterns_for(std::size_t n) {
   if (n >= kLarge) return {Keys::uniform, Keys::top_byte_only};
   if (n > 100003)
@@ -162,7 +213,7 @@ std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> sorted_pairs(
   return out;
 }
 
-std::uint32_t host_digit(std::uint32_t key, int shift) {
+__host__ __device__ std::uint32_t reference_digit(std::uint32_t key, int shift) {
   return (key >> shift) & 0xFFu;
 }
 
@@ -170,7 +221,7 @@ std::uint32_t host_digit(std::uint32_t key, int shift) {
 std::vector<std::uint32_t> host_digit_counts(const std::vector<std::uint32_t>& keys, int shift) {
   const std::size_t tiles = (keys.size() + kTile - 1) / kTile;
   std::vector<std::uint32_t> counts(256 * tiles, 0);
-  for (std::size_t i = 0; i < keys.size(); ++i) ++counts[host_digit(keys[i], shift) * tiles + i / kTile];
+  for (std::size_t i = 0; i < keys.size(); ++i) ++counts[reference_digit(keys[i], shift) * tiles + i / kTile];
   return counts;
 }
 
@@ -180,14 +231,22 @@ std::vector<std::uint32_t> exclusive_sums(const std::vector<std::uint32_t>& coun
   return offsets;
 }
 
-// One stable pass by the digit at `shift`: the input index of each output position.
-std::vector<std::size_t> stable_pass_order(const std::vector<std::uint32_t>& keys, int shift) {
+// One stable pass of (key, input index) pairs by the digit at `shift`: the
+// keys, and the input index of each as its value.
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> stable_pass(
+    const std::vector<std::uint32_t>& keys, int shift) {
   std::vector<std::size_t> starts(257, 0);
-  for (const std::uint32_t key : keys) ++starts[host_digit(key, shift) + 1];
+  for (const std::uint32_t key : keys) ++starts[reference_digit(key, shift) + 1];
   for (int d = 0; d < 256; ++d) starts[d + 1] += starts[d];
-  std::vector<std::size_t> order(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) order[starts[host_digit(keys[i], shift)]++] = i;
-  return order;
+  std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> out;
+  out.first.resize(keys.size());
+  out.second.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::size_t to = starts[reference_digit(keys[i], shift)]++;
+    out.first[to] = keys[i];
+    out.second[to] = static_cast<std::uint32_t>(i);
+  }
+  return out;
 }
 
 // The keys whose bit is 0, then those whose bit is 1, each in input order.
@@ -199,6 +258,82 @@ std::vector<std::uint32_t> host_split(const std::vector<std::uint32_t>& keys, in
   for (const std::uint32_t key : keys)
     if (((key >> bit) & 1u) != 0u) out.push_back(key);
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// The device's answers, for 2^26 keys.
+
+// Where the expected answers come from. Up to 100003 keys: the host, from
+// make_keys, which also checks that the keys drawn on the device are the
+// pattern's. At 5 * 2^20 and 2^26, where the host took seconds per case: the device, with CUB's stable
+// radix sort by the same bits (one bit for a split, the digit's eight for a
+// pass, all 32 for a sort), the digit counts added up one key at a time and
+// their exclusive sums by CUB's scan.
+// The solution must match both, so a wrong device answer cannot go unnoticed.
+bool answers_on_host(std::size_t n) {
+  return n <= 100003;
+}
+
+using DevicePairs = std::pair<DeviceBuffer<std::uint32_t>, DeviceBuffer<std::uint32_t>>;
+
+// CUB's stable sort of the first n keys by their bits begin_bit .. end_bit - 1.
+DeviceBuffer<std::uint32_t> cub_sorted_keys(const DeviceBuffer<std::uint32_t>& keys, std::size_t n,
+                                            int begin_bit, int end_bit) {
+  DeviceBuffer<std::uint32_t> sorted(n);
+  workbook::CubCall sort([&](void* temp, std::size_t& bytes, cudaStream_t stream) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, keys.data(), sorted.data(),
+                                          yardstick::cub_item_count(n), begin_bit, end_bit, stream);
+  });
+  sort.run(nullptr);
+  return sorted;
+}
+
+// The same for (key, input index) pairs: the keys, and the input indices as
+// values (sorted_pairs and stable_pass on the device).
+DevicePairs cub_sorted_pairs(const DeviceBuffer<std::uint32_t>& keys, std::size_t n, int begin_bit,
+                             int end_bit) {
+  const DeviceBuffer<std::uint32_t> indices = indices_on_device(n);
+  DevicePairs sorted{DeviceBuffer<std::uint32_t>(n), DeviceBuffer<std::uint32_t>(n)};
+  workbook::CubCall sort([&](void* temp, std::size_t& bytes, cudaStream_t stream) {
+    return cub::DeviceRadixSort::SortPairs(temp, bytes, keys.data(), sorted.first.data(), indices.data(),
+                                           sorted.second.data(), yardstick::cub_item_count(n), begin_bit,
+                                           end_bit, stream);
+  });
+  sort.run(nullptr);
+  return sorted;
+}
+
+__global__ void add_up_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* counts) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&counts[reference_digit(keys[i], shift) * tiles_for(n) + i / kTile], 1u);
+}
+
+// host_digit_counts on the device: every key adds one to the count of its
+// (digit, tile).
+DeviceBuffer<std::uint32_t> device_digit_counts(const DeviceBuffer<std::uint32_t>& keys, std::size_t n,
+                                                int shift) {
+  DeviceBuffer<std::uint32_t> counts(digit_counts_for(n));
+  counts.fill_bytes(0);
+  add_up_digits<<<blocks_for(n), kThreadsPerBlock>>>(keys.data(), n, shift, counts.data());
+  CUDA_CHECK_LAUNCH("add_up_digits");
+  return counts;
+}
+
+// exclusive_sums(host_digit_counts(...)) on the device, with CUB's scan.
+DeviceBuffer<std::uint32_t> device_digit_offsets(const DeviceBuffer<std::uint32_t>& keys, std::size_t n,
+                                                 int shift) {
+  const DeviceBuffer<std::uint32_t> counts = device_digit_counts(keys, n, shift);
+  DeviceBuffer<std::uint32_t> offsets(counts.size());
+  workbook::CubCall scan([&](void* temp, std::size_t& bytes, cudaStream_t stream) {
+    return cub::DeviceScan::ExclusiveSum(temp, bytes, counts.data(), offsets.data(),
+                                         yardstick::cub_item_count(counts.size()), stream);
+  });
+  scan.run(nullptr);
+  return offsets;
+}
+
+DevicePairs upload_pairs(const std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>& pairs) {
+  return {workbook::to_device(pairs.first), workbook::to_device(pairs.second)};
 }
 
 // ---------------------------------------------------------------------------
@@ -233,6 +368,43 @@ void expect_output(const std::vector<std::uint32_t>& expected,
               context + ", the guard elements after " + name + "[n - 1] (nothing may be written there)"));
 }
 
+// matches(compare_exact(...), context) for two device arrays of n elements,
+// compared on the device.
+::testing::AssertionResult matches_on_device(const std::uint32_t* expected, const std::uint32_t* got,
+                                             std::size_t n, const std::string& context) {
+  const std::string differences = workbook::device_differences(expected, got, n);
+  if (differences.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "wrong result for " << context << ": " << differences;
+}
+
+// The first n = expected.size() elements of got_with_guard, compared with
+// `expected` on the device, then the poison in each guard element.
+void expect_output(const DeviceBuffer<std::uint32_t>& expected,
+                   const DeviceBuffer<std::uint32_t>& got_with_guard, const std::string& context,
+                   const std::string& name) {
+  const std::size_t n = expected.size();
+  EXPECT_TRUE(matches_on_device(expected.data(), got_with_guard.data(), n,
+                                context + " (" + name + "[i] against the expected answer)"));
+  std::vector<std::uint32_t> guard(kGuard);
+  CUDA_CHECK(cudaMemcpy(guard.data(), got_with_guard.data() + n, kGuard * sizeof(std::uint32_t),
+                        cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(
+      matches(compare_exact(std::vector<std::uint32_t>(kGuard, kPoison), guard),
+              context + ", the guard elements after " + name + "[n - 1] (nothing may be written there)"));
+}
+
+// The first n elements of a device input against `original` (the same input,
+// drawn again, that nothing was given), compared on the device.
+void expect_input_unchanged(const DeviceBuffer<std::uint32_t>& original,
+                            const DeviceBuffer<std::uint32_t>& input, std::size_t n,
+                            const std::string& context, const std::string& name) {
+  const std::string differences = workbook::device_differences(original.data(), input.data(), n);
+  if (differences.empty()) return;
+  ADD_FAILURE() << context << ": the input " << name << " was written: " << differences
+                << ". Your functions may read their inputs, never write them: keep intermediate results in "
+                   "the output or the scratch memory the contract gives you";
+}
+
 // ---------------------------------------------------------------------------
 // On the host: the digit, the geometry, the encodings.
 
@@ -246,7 +418,7 @@ TEST(DigitOf, IsTheEightBitsFromTheShift) {
   for (std::size_t i = 0; i < 1000; ++i) {
     const std::uint32_t key = random_bits(7, i);
     for (const int shift : {0, 8, 16, 24}) {
-      ASSERT_EQ(digit_of(key, shift), host_digit(key, shift))
+      ASSERT_EQ(digit_of(key, shift), reference_digit(key, shift))
           << "key 0x" << std::hex << key << std::dec << ", shift " << shift;
     }
   }
@@ -387,15 +559,21 @@ class SplitByBit : public GpuTest, public ::testing::WithParamInterface<std::siz
 TEST_P(SplitByBit, PutsTheZerosFirstThenTheOnesEachInInputOrder) {
   const std::size_t n = GetParam();
   SplitScratch scratch(n);
+  const bool on_host = answers_on_host(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const std::vector<std::uint32_t> keys = on_host ? make_keys(n, pattern) : std::vector<std::uint32_t>();
+    // The input, and the same keys again: nothing is given them, so the
+    // device's answers and the input check can rely on them.
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
     for (const int bit : {0, 7, 31}) {
+      // A split is a stable sort by one bit.
+      const DeviceBuffer<std::uint32_t> expected =
+          on_host ? workbook::to_device(host_split(keys, bit)) : cub_sorted_keys(original, n, bit, bit + 1);
       DeviceBuffer<std::uint32_t> out = poisoned<std::uint32_t>(n);
       split_by_bit(in.data(), out.data(), n, bit, scratch);
       const std::string context = "split_by_bit on bit " + std::to_string(bit) + ", " + describe(n, pattern);
-      expect_output(host_split(keys, bit), out.to_host(), context, "keys_out");
-      expect_input_unchanged(keys, in, context, "keys_in");
+      expect_output(expected, out, context, "keys_out");
+      expect_input_unchanged(original, in, n, context, "keys_in");
       if (HasFailure()) return;  // one failing case says enough
     }
   }
@@ -408,14 +586,17 @@ class SplitSort : public GpuTest, public ::testing::WithParamInterface<std::size
 TEST_P(SplitSort, SortsWithThirtyTwoSplits) {
   const std::size_t n = GetParam();
   SplitScratch scratch(n);
+  const bool on_host = answers_on_host(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
+    const DeviceBuffer<std::uint32_t> expected = on_host
+                                                     ? workbook::to_device(sorted_copy(make_keys(n, pattern)))
+                                                     : cub_sorted_keys(original, n, 0, kKeyBits);
     DeviceBuffer<std::uint32_t> out = poisoned<std::uint32_t>(n);
     split_sort(in.data(), out.data(), n, scratch);
     const std::string context = "split_sort, " + describe(n, pattern);
-    expect_output(sorted_copy(keys), out.to_host(), context, "keys_out");
-    expect_input_unchanged(keys, in, context, "keys_in");
+    expect_output(expected, out, context, "keys_out");
+    expect_input_unchanged(original, in, n, context, "keys_in");
     if (HasFailure()) return;
   }
 }
@@ -446,16 +627,20 @@ class CountDigits : public GpuTest, public ::testing::WithParamInterface<std::si
 TEST_P(CountDigits, CountsEveryDigitOfEveryTileDigitMajor) {
   const std::size_t n = GetParam();
   const std::size_t counts = digit_counts_for(n);
+  const bool on_host = answers_on_host(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const std::vector<std::uint32_t> keys = on_host ? make_keys(n, pattern) : std::vector<std::uint32_t>();
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
     for (const int shift : {0, 8, 16, 24}) {
+      const DeviceBuffer<std::uint32_t> expected = on_host
+                                                       ? workbook::to_device(host_digit_counts(keys, shift))
+                                                       : device_digit_counts(original, n, shift);
       DeviceBuffer<std::uint32_t> out = poisoned<std::uint32_t>(counts);
       launch_count_digits(in.data(), n, shift, out.data());
       const std::string context = "count_digits with shift " + std::to_string(shift) + ", " +
                                   describe(n, pattern) + " (index = digit * " + std::to_string(tiles_for(n)) +
                                   " tiles + tile)";
-      expect_output(host_digit_counts(keys, shift), out.to_host(), context, "digit_counts");
+      expect_output(expected, out, context, "digit_counts");
       if (HasFailure()) return;
     }
   }
@@ -466,22 +651,25 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CountDigits, ::testing::ValuesIn(kSizes), size_n
 class ScatterByDigit : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 
 TEST_P(ScatterByDigit, WritesEveryTileAtItsDigitOffsetsInInputOrder) {
-  // The offsets come from the host, so this test does not depend on phase (a).
+  // The offsets come from the test, so this test does not depend on phase (a).
   const std::size_t n = GetParam();
+  const bool on_host = answers_on_host(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const std::vector<std::uint32_t> keys = on_host ? make_keys(n, pattern) : std::vector<std::uint32_t>();
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
     for (const int shift : {0, 8, 24}) {
       const DeviceBuffer<std::uint32_t> offsets =
-          workbook::to_device(exclusive_sums(host_digit_counts(keys, shift)));
+          on_host ? workbook::to_device(exclusive_sums(host_digit_counts(keys, shift)))
+                  : device_digit_offsets(original, n, shift);
+      // A pass is a stable sort by the digit's 8 bits.
+      const DeviceBuffer<std::uint32_t> expected = on_host
+                                                       ? workbook::to_device(stable_pass(keys, shift).first)
+                                                       : cub_sorted_keys(original, n, shift, shift + 8);
       DeviceBuffer<std::uint32_t> out = poisoned<std::uint32_t>(n);
       launch_scatter_by_digit(in.data(), n, shift, offsets.data(), out.data());
-      std::vector<std::uint32_t> expected(n);
-      const std::vector<std::size_t> order = stable_pass_order(keys, shift);
-      for (std::size_t j = 0; j < n; ++j) expected[j] = keys[order[j]];
       const std::string context = "scatter_by_digit with shift " + std::to_string(shift) +
-                                  " and the offsets computed on the host, " + describe(n, pattern);
-      expect_output(expected, out.to_host(), context, "keys_out");
+                                  " and the offsets computed by the test, " + describe(n, pattern);
+      expect_output(expected, out, context, "keys_out");
       if (HasFailure()) return;
     }
   }
@@ -494,14 +682,17 @@ class SortKeys : public GpuTest, public ::testing::WithParamInterface<std::size_
 TEST_P(SortKeys, SortsLikeStdStableSort) {
   const std::size_t n = GetParam();
   RadixSortScratch scratch(n);  // exactly large enough
+  const bool on_host = answers_on_host(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
+    const DeviceBuffer<std::uint32_t> expected = on_host
+                                                     ? workbook::to_device(sorted_copy(make_keys(n, pattern)))
+                                                     : cub_sorted_keys(original, n, 0, kKeyBits);
     DeviceBuffer<std::uint32_t> out = poisoned<std::uint32_t>(n);
     sort_keys(in.data(), out.data(), n, scratch);
     const std::string context = "sort_keys, " + describe(n, pattern);
-    expect_output(sorted_copy(keys), out.to_host(), context, "keys_out");
-    expect_input_unchanged(keys, in, context, "keys_in");
+    expect_output(expected, out, context, "keys_out");
+    expect_input_unchanged(original, in, n, context, "keys_in");
     if (HasFailure()) return;
   }
 }
@@ -581,27 +772,25 @@ class ScatterPairsByDigit : public GpuTest, public ::testing::WithParamInterface
 
 TEST_P(ScatterPairsByDigit, MovesEveryValueWithItsKey) {
   const std::size_t n = GetParam();
-  const DeviceBuffer<std::uint32_t> values = upload_with_guard(indices(n));
+  const bool on_host = answers_on_host(n);
+  const DeviceBuffer<std::uint32_t> values = indices_on_device(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const DeviceBuffer<std::uint32_t> in = upload_with_guard(keys);
+    const std::vector<std::uint32_t> keys = on_host ? make_keys(n, pattern) : std::vector<std::uint32_t>();
+    const DeviceBuffer<std::uint32_t> in = keys_on_device(n, pattern), original = keys_on_device(n, pattern);
     for (const int shift : {0, 16}) {
       const DeviceBuffer<std::uint32_t> offsets =
-          workbook::to_device(exclusive_sums(host_digit_counts(keys, shift)));
+          on_host ? workbook::to_device(exclusive_sums(host_digit_counts(keys, shift)))
+                  : device_digit_offsets(original, n, shift);
+      const DevicePairs expected =
+          on_host ? upload_pairs(stable_pass(keys, shift)) : cub_sorted_pairs(original, n, shift, shift + 8);
       DeviceBuffer<std::uint32_t> out_keys = poisoned<std::uint32_t>(n);
       DeviceBuffer<std::uint32_t> out_values = poisoned<std::uint32_t>(n);
       launch_scatter_pairs_by_digit(in.data(), values.data(), n, shift, offsets.data(), out_keys.data(),
                                     out_values.data());
-      const std::vector<std::size_t> order = stable_pass_order(keys, shift);
-      std::vector<std::uint32_t> expected_keys(n), expected_values(n);
-      for (std::size_t j = 0; j < n; ++j) {
-        expected_keys[j] = keys[order[j]];
-        expected_values[j] = static_cast<std::uint32_t>(order[j]);
-      }
       const std::string context = "scatter_pairs_by_digit with shift " + std::to_string(shift) +
-                                  ", values = input indices, offsets from the host, " + describe(n, pattern);
-      expect_output(expected_keys, out_keys.to_host(), context, "keys_out");
-      expect_output(expected_values, out_values.to_host(), context, "values_out");
+                                  ", values = input indices, offsets from the test, " + describe(n, pattern);
+      expect_output(expected.first, out_keys, context, "keys_out");
+      expect_output(expected.second, out_values, context, "values_out");
       if (HasFailure()) return;
     }
   }
@@ -614,21 +803,22 @@ class SortPairs : public GpuTest, public ::testing::WithParamInterface<std::size
 TEST_P(SortPairs, KeepEqualKeysInInputOrderWithTheirValues) {
   const std::size_t n = GetParam();
   RadixSortScratch scratch(n, true);
-  const std::vector<std::uint32_t> values = indices(n);
-  const DeviceBuffer<std::uint32_t> values_in = upload_with_guard(values);
+  const bool on_host = answers_on_host(n);
+  const DeviceBuffer<std::uint32_t> values_in = indices_on_device(n), original_values = indices_on_device(n);
   for (const Keys pattern : patterns_for(n)) {
-    const std::vector<std::uint32_t> keys = make_keys(n, pattern);
-    const auto expected = sorted_pairs(keys);
-    const DeviceBuffer<std::uint32_t> keys_in = upload_with_guard(keys);
+    const DeviceBuffer<std::uint32_t> keys_in = keys_on_device(n, pattern),
+                                      original_keys = keys_on_device(n, pattern);
+    const DevicePairs expected = on_host ? upload_pairs(sorted_pairs(make_keys(n, pattern)))
+                                         : cub_sorted_pairs(original_keys, n, 0, kKeyBits);
     DeviceBuffer<std::uint32_t> keys_out = poisoned<std::uint32_t>(n);
     DeviceBuffer<std::uint32_t> values_out = poisoned<std::uint32_t>(n);
     sort_pairs(keys_in.data(), values_in.data(), keys_out.data(), values_out.data(), n, scratch);
     const std::string context = "sort_pairs with values = input indices, " + describe(n, pattern);
-    expect_output(expected.first, keys_out.to_host(), context, "keys_out");
-    expect_output(expected.second, values_out.to_host(), context,
+    expect_output(expected.first, keys_out, context, "keys_out");
+    expect_output(expected.second, values_out, context,
                   "values_out (equal keys must keep their input order: their values ascend)");
-    expect_input_unchanged(keys, keys_in, context, "keys_in");
-    expect_input_unchanged(values, values_in, context, "values_in");
+    expect_input_unchanged(original_keys, keys_in, n, context, "keys_in");
+    expect_input_unchanged(original_values, values_in, n, context, "values_in");
     if (HasFailure()) return;
   }
 }
@@ -683,7 +873,8 @@ TEST_P(SortInts, SortLikeStdStableSort) {
   RadixSortScratch scratch(n);
   for (const Keys pattern : {Keys::uniform, Keys::few_unique, Keys::extremes}) {
     std::vector<std::int32_t> values(n);
-    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<std::int32_t>(make_key(pattern, i, n));
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = static_cast<std::int32_t>(make_key(pattern, workbook::test_seed(), i, n));
     if (n > 4) {
       values[n / 2] = INT_MIN;
       values[n / 3] = INT_MAX;
