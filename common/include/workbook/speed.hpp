@@ -6,7 +6,8 @@
 ///   2. is timed so that all the GPU work the call started counts, on any
 ///      stream: CUDA events on the default stream, and the host's clock up to
 ///      a device-wide synchronize for work on streams of the student's own;
-///   3. times the yardstick on the same input just before the student's call
+///   3. times the yardstick on the same input (after one untimed call of it, so
+///      that both timed calls start on a busy GPU) just before the student's call
 ///      (yardstick, student, yardstick, student, ...: clocks, temperature and
 ///      leftover work hit both alike), so that its output is the answer for
 ///      the input as drawn;
@@ -33,15 +34,19 @@ struct SpeedTask {
   std::string what;       ///< The student's call and its input, e.g. "sort_keys of 2^24 uniform keys".
   std::string yardstick;  ///< e.g. "cub::DeviceRadixSort::SortKeys on the same keys".
   std::string unit;       ///< The rate's unit, e.g. "Gkeys/s"; rate = work / time.
-  double work =
-      0;  ///< Units of work per call (bytes, keys, ...): rate = work / time, in billions per second.
-  double min_bytes = 0;  ///< Bytes any correct version must read and write per call: the speed of light.
+  /// Units of work per call (bytes, keys, ...): rate = work / time, in billions per second.
+  double work = 0;
+  /// Bytes any correct version must read and write per call: the speed of light.
+  double min_bytes = 0;
   /// Draws the input of one run from @p seed and resets outputs (poison, zero
   /// counters), untimed, on @p stream.
   std::function<void(std::uint64_t seed, cudaStream_t stream)> prepare;
-  std::function<void(cudaStream_t stream)>
-      run_yardstick;                             ///< The yardstick on the run's input (timed, first).
-  std::function<void(cudaStream_t stream)> run;  ///< The student's call on the same input (timed).
+  /// The yardstick on the run's input: called twice per run, once untimed to
+  /// warm up and then timed, first; each call must leave the same answer (a
+  /// yardstick that adds into a counter zeroes it itself).
+  std::function<void(cudaStream_t stream)> run_yardstick;
+  /// The student's call on the same input (timed, second).
+  std::function<void(cudaStream_t stream)> run;
   /// After both ran on a run's input: "" when the student's output is right
   /// for that input (the yardstick's output, or a property that proves it),
   /// else what is wrong (untimed).
