@@ -100,6 +100,9 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
+    } else if (name == "--list-programs") {
+      no_value();
+      options.list_programs = true;
     } else if (name == "--sanitize") {
       // The tools only as --sanitize=a,b: a bare --sanitize must not take the lab's name.
       options.sanitize = parse_sanitizer_tools(inline_value.value_or("all"));
@@ -167,6 +170,9 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)
+--list-programs       only print the test programs this grade would run, one
+                      path a line, after checking the labs and options (./workbook
+                      grade builds just those)
 --help                this text
 
 exit codes: 0 graded (whatever the score), 1 bad input or missing build,

@@ -34,9 +34,10 @@ struct Options {
   ColorMode color = ColorMode::automatic;             ///< --color.
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
-  std::vector<std::string> sanitize;                  ///< --sanitize: the tools; empty: no sanitizer run.
-  SandboxMode sandbox = SandboxMode::automatic;       ///< --sandbox, --no-sandbox.
-  std::vector<std::string> labs;                      ///< Positional lab names; empty: all.
+  bool list_programs = false;  ///< --list-programs: print the test programs the grade needs, run nothing.
+  std::vector<std::string> sanitize;             ///< --sanitize: the tools; empty: no sanitizer run.
+  SandboxMode sandbox = SandboxMode::automatic;  ///< --sandbox, --no-sandbox.
+  std::vector<std::string> labs;                 ///< Positional lab names; empty: all.
 };
 
 /// @brief Parses the command line. Options take "--name value" or "--name=value".

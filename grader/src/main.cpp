@@ -257,6 +257,10 @@ int grade(const std::vector<std::string>& args) {
   std::vector<std::string> binaries;
   for (const LabEntry& lab : labs) {
     const std::string& binary = options.solutions ? lab.solution_tests : lab.student_tests;
+    if (options.list_programs && !binary.empty()) {
+      std::cout << binary << "\n";
+      continue;
+    }
     if (binary.empty()) {
       throw GraderError("lab " + lab.id +
                         " has no solution tests in the build, so --solutions cannot grade it " +
@@ -268,6 +272,7 @@ int grade(const std::vector<std::string>& args) {
     }
     binaries.push_back(binary);
   }
+  if (options.list_programs) return 0;
   if (options.check_rubric) return check_rubric_against_tests(labs, binaries, rubric);
   if (!options.csv_path.empty()) {
     std::vector<std::string> ids;
