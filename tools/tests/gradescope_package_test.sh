@@ -14,6 +14,24 @@ abort() {
 
 python3 "$ROOT/tools/make_gradescope_package.py" "$work/autograder.zip" --seed 424242 --labs abc >"$work/make.log" 2>&1 ||
   abort "the package was not made: $(cat "$work/make.log")"
+# An unpacked copy of the tree (no .git, as a download or a copied folder
+# is) is packaged the same: every file of the checkout's package is there.
+unpacked="$work/unpacked"
+mkdir -p "$unpacked"
+(cd "$ROOT" && tar --exclude=./.git --exclude=./build --exclude=./.deps --exclude=./grade-reports -cf - .) |
+  tar -x -C "$unpacked"
+python3 "$unpacked/tools/make_gradescope_package.py" "$work/unpacked.zip" --labs abc >"$work/unpacked.log" 2>&1 ||
+  abort "an unpacked tree was not packaged: $(cat "$work/unpacked.log")"
+python3 - "$work/autograder.zip" "$work/unpacked.zip" <<'PY' || fail "the unpacked tree's package lacks files of the checkout's"
+import sys, zipfile
+checkout, unpacked = (set(zipfile.ZipFile(path).namelist()) for path in sys.argv[1:])
+missing = sorted(checkout - unpacked - {"gradescope/seed"})
+if missing:
+    sys.exit("missing: " + ", ".join(missing[:10]))
+PY
+"$unpacked/tools/release_student_tree.sh" "$work/head-release" --head >"$work/head.log" 2>&1 &&
+  fail "--head released a tree that is not a git checkout"
+expect_in "$work/head.log" "--head needs a git checkout" "--head without git"
 ag="$work/autograder"
 mkdir -p "$ag/source" "$ag/submission" "$ag/results"
 python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$work/autograder.zip" "$ag/source"
