@@ -47,7 +47,8 @@ pygments_dark_style = "monokai"
 # attributes with arguments are blanked by Doxyfile's PREDEFINED and listed
 # here too, for declarations written by hand.
 cpp_id_attributes = ["__global__", "__device__", "__host__", "__forceinline__", "__noinline__",
-                     "__shared__", "__constant__", "__managed__"]
+                     "__shared__", "__constant__", "__managed__",
+                     "WORKBOOK_HOST_DEVICE"]  # workbook/random.hpp: __host__ __device__ under nvcc
 cpp_paren_attributes = ["__launch_bounds__", "__align__"]
 
 # Breathe: the project is set by the extension once Doxygen has run.
