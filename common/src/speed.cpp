@@ -101,8 +101,9 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
     task.prepare(speed_run_seed(run), nullptr);
     // One untimed call of the yardstick first: the check before it (host work,
     // 100 ms and more for some items) leaves the GPU idle, and the first call
-    // after an idle spell runs slower (lab 10's 0.1 ms sort by a fifth, H200),
-    // which would flatter whichever call came second.
+    // after an idle spell runs slower (lab 10's sort of 2^20 pairs: a median of
+    // 0.108 ms without this call, 0.098 ms with it, H200), which would flatter
+    // whichever call came second.
     task.run_yardstick(nullptr);
     const double their_ms = timed_ms(task.run_yardstick);
     const double your_ms = timed_ms(task.run);
@@ -150,9 +151,9 @@ void check_speed_for(const std::string& lab_id, const SpeedTask& task, const Spe
   record_metric("speed_runs_checked", outcome.runs_checked);
   if (!outcome.problem.empty()) {
     ADD_FAILURE() << "no speed points: " << outcome.problem
-                  << ". Speed counts only when every run is right and possible: your code passes the "
-                     "correctness tests, so look for state kept between calls (a remembered answer, a "
-                     "skipped call, a buffer of an earlier call) or work left running on a stream of "
+                  << ". Speed counts only when every run is right and possible. Fix the correctness "
+                     "tests first; if they pass, look for state kept between calls (a remembered answer, "
+                     "a skipped call, a buffer of an earlier call) or work left running on a stream of "
                      "your own.";
     return;
   }
