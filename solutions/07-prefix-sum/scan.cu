@@ -234,11 +234,11 @@ void launch_block_scan_shuffle(const int* in, int* out, std::size_t n, int threa
 // its 512 elements in 32-wide rows into its own piece of shared memory and
 // reads them back 16 consecutive per lane (and the reverse to store).
 
-constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
+[[maybe_unused]] constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 constexpr int kWarpTile = kWarpSize * kItemsPerThread;
 // One padding word after every 32: lane l's 16 consecutive words would
 // otherwise start 16 words apart and two lanes would share every bank.
-constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
+[[maybe_unused]] constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 
 // Threads of reduce-then-scan that must fit on an SM at once, 1024 (half of
 // an H100 SM's 2048): this caps their registers at 65536 / 1024 = 64 per
@@ -517,10 +517,10 @@ __device__ int look_back(const unsigned long long* tile_status, long long tile) 
 // instructions of part 2, and each lane's 4 elements are already consecutive:
 // no transpose through shared memory. The price: a warp scan per group
 // (kGroupsPerThread of them) instead of one.
-constexpr int kGroupsPerThread = kSinglePassItems / kVectorWidth;
-constexpr int kWarpGroup = kWarpSize * kVectorWidth;
-constexpr int kSinglePassWarps = kSinglePassThreads / kWarpSize;
-constexpr int kSinglePassWarpTile = kWarpSize * kSinglePassItems;
+[[maybe_unused]] constexpr int kGroupsPerThread = kSinglePassItems / kVectorWidth;
+[[maybe_unused]] constexpr int kWarpGroup = kWarpSize * kVectorWidth;
+[[maybe_unused]] constexpr int kSinglePassWarps = kSinglePassThreads / kWarpSize;
+[[maybe_unused]] constexpr int kSinglePassWarpTile = kWarpSize * kSinglePassItems;
 static_assert(kSinglePassItems % kVectorWidth == 0, "a thread owns whole groups");
 // 6 blocks of 256 threads per SM caps the kernel at 40 registers, the most it
 // can have without spilling (measured with 28 items on an H100). A Turing SM

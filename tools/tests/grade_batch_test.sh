@@ -18,6 +18,9 @@ source "$(dirname "$0")/lib.sh"
 part="${1:-all}"
 case "$part" in all | graded | stand-ins) ;; *) echo "usage: $0 [graded|stand-ins]" >&2; exit 2 ;; esac
 unset WORKBOOK_BUILD_TARGET WORKBOOK_GRADER_ASSUME_DEVICE WORKBOOK_BATCH_GRADE_COMMAND
+# The worker's build takes what the project's own build compiled (the grader,
+# the harness, lab 01's tests); the students' files are compiled.
+reuse_main_build
 row() { grep "^$1," "$out/gradebook.csv"; }
 
 subs="$work/submissions"
@@ -233,4 +236,5 @@ expect_in "$work/gpus-seen" "device=0 build=$work/build/batch-worker-0" "worker 
 expect_in "$work/gpus-seen" "device=1 build=$work/build/batch-worker-1" "worker 1"
 fi
 
+reused_summary
 finish "grade-batch ($part): every student has a row and a reason, bad zips and broken files cost only their row, resumes, stops hangs"

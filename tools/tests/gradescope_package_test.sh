@@ -49,6 +49,9 @@ PY
 [[ "$(cat "$ag/source/gradescope/labs")" == abc ]] || abort "the assignment's labs are not in the package"
 
 export AUTOGRADER_ROOT="$ag" WORKBOOK_BUILD_TARGET="workbook-grader lab02_tests_student"
+# The package's build takes what the project's own build compiled from the
+# same files (the grader, the harness); the student file is compiled.
+reuse_main_build
 bash "$ag/source/setup.sh" >"$work/setup.log" 2>&1 || abort "setup.sh failed: $(tail -20 "$work/setup.log")"
 
 cp "$ROOT/solutions/02-abc/abc.cu" "$ag/submission/abc.cu" # an upload: the file at the top
@@ -69,4 +72,5 @@ else:
     assert results["score"] == 0
     print("no GPU: results.json says so, 0 points")
 PY
+reused_summary
 echo "Gradescope package: made, set up, run on a submission; results.json written"

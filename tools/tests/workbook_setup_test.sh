@@ -99,4 +99,21 @@ WORKBOOK_SANDBOX_TOOL=/nonexistent/bwrap WORKBOOK_NO_INSTALL=1 WORKBOOK_ALLOW_UN
   fail "setup --instructor succeeded without bubblewrap"
 expect_in "$work/instructor.log" "none can be made here" "setup --instructor"
 
+# Its last line says what it checked, in English, for every combination of
+# options (where this machine has it all: nothing is installed here).
+setup_said() { # setup_said EXPECTED OPTION...: the last line of ./workbook setup OPTION...
+  local expected="$1"
+  shift
+  if ! WORKBOOK_NO_INSTALL=1 "$ROOT/workbook" setup "$@" >"$work/said.log" 2>&1 </dev/null; then
+    echo "(setup $*: not everything is installed here, so its last line is not checked)"
+    return 0
+  fi
+  [[ "$(tail -1 "$work/said.log")" == "workbook: everything $expected is installed." ]] ||
+    fail "setup $*: expected 'workbook: everything $expected is installed.', got: $(tail -1 "$work/said.log")"
+}
+setup_said "the build needs"
+setup_said "the build and the docs site need" --docs
+setup_said "the build and the sandbox of instructor grading need" --instructor
+setup_said "the build, the docs site and the sandbox of instructor grading need" --instructor --docs
+
 finish "workbook set-up: missing packages named or installed (root, sudo); a failed configure repaired"
