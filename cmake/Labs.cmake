@@ -74,7 +74,7 @@ function(workbook_add_lab folder base)
   target_compile_definitions(${prefix}_test_objects PRIVATE WORKBOOK_LAB_ID="${folder}")
   workbook_set_warnings(${prefix}_test_objects)
 
-  workbook_compile_lightly(${prefix}_test_objects)
+  workbook_host_optimization(${prefix}_test_objects 2)
   # The experiment too is compiled once and linked against each implementation:
   # compiling it per variant cost 77 CPU-seconds of the 513 that the compiles took (g++ 12, nvcc 13.0, 2026-11-26).
   if(EXISTS ${lab_dir}/experiment.cu)
