@@ -19,6 +19,16 @@ extensions = [
     "workbook_docs",  # docs/_ext: Doxygen run, generated lab pages, repository links
 ]
 
+# A site for students has no walkthrough and no solution code: the tag
+# "student", which tools/build_docs.py --student passes (-t student) and which
+# a tree without reference solutions (tools/release_student_tree.sh drops
+# solutions/) gets here. Pages use {only} blocks on it; _ext/workbook_docs.py
+# leaves the walkthrough sections out.
+_solutions = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "solutions")
+if not (os.path.isdir(_solutions) and any(name.endswith(".cu") for _, _, files in os.walk(_solutions)
+                                           for name in files)):
+    tags.add("student")  # noqa: F821 (Sphinx defines tags for conf.py)
+
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 # README.md is the note for contributors; walkthroughs and the lab map are
@@ -30,6 +40,11 @@ exclude_patterns = ["README.md", "walkthroughs/**", "labs/_*.md", "diagrams/**",
 # [text](#a-heading) links of the handouts work.
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
+
+# Smart quotes curl quotes and apostrophes, but must not turn "--" into a dash:
+# prose is full of command options ("--solutions"), and a dash pasted into a
+# terminal is no option. q: quotes, e: ellipses; D (dashes) left out.
+smartquotes_action = "qe"
 
 # No warning is suppressed. Links from handouts to files outside docs/
 # (e.g. [abc.cuh](abc.cuh)) are resolved by _ext/workbook_docs.py instead of
@@ -50,6 +65,16 @@ cpp_id_attributes = ["__global__", "__device__", "__host__", "__forceinline__", 
                      "__shared__", "__constant__", "__managed__",
                      "WORKBOOK_HOST_DEVICE"]  # workbook/random.hpp: __host__ __device__ under nvcc
 cpp_paren_attributes = ["__launch_bounds__", "__align__"]
+
+# Nitpicky (tools/build_docs.py passes -n): every reference must resolve, so a
+# name of the API that would render as plain text fails the build. The names
+# below cannot resolve here, on purpose: they belong to CUDA's runtime and
+# vector types and to GoogleTest, whose headers Doxygen does not read (the
+# site documents the workbook, not those libraries).
+nitpick_ignore = [("cpp:identifier", name) for name in
+                  ("cudaStream_t", "cudaError_t", "cudaEvent_t", "cudaDeviceProp", "dim3",
+                   "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4")]
+nitpick_ignore_regex = [(r"cpp:identifier", r"(::)?testing(::.*)?")]
 
 # Breathe: the project is set by the extension once Doxygen has run.
 breathe_projects = {}

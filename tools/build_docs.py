@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Build the documentation site: Doxygen (API) -> Breathe -> Sphinx (HTML).
 
-    python3 tools/build_docs.py [--out DIR] [--install] [--setup-only] [--skip-if-missing]
+    python3 tools/build_docs.py [--out DIR] [--student] [--install] [--setup-only] [--skip-if-missing]
 
 Writes DIR/html (default build/default/docs/html) with warnings as errors
 (Sphinx -W; every Doxygen warning is a Sphinx warning, see
 docs/_ext/workbook_docs.py). Used by ./workbook docs, by the CMake target
 `docs`, and by the ctest `docs_site_builds` (./workbook test).
+
+--student builds the site for a class: no walkthroughs of the reference
+solutions and no solution code (Sphinx's tag "student"; a tree without
+solutions/, as tools/release_student_tree.sh makes, gets it by itself).
 
 Missing tools: one line says which Debian/Ubuntu packages to install.
 --install installs them with apt-get on Debian/Ubuntu, as root or through sudo
@@ -95,6 +99,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "build" / "default" / "docs"),
                         help="output folder; the site goes to OUT/html (default: build/default/docs)")
+    parser.add_argument("--student", action="store_true",
+                        help="a site for students: no walkthroughs, no solution code")
     parser.add_argument("--install", action="store_true",
                         help="install missing Debian/Ubuntu packages with apt-get (as root)")
     parser.add_argument("--setup-only", action="store_true",
@@ -130,8 +136,16 @@ def main():
     out = Path(args.out).resolve()
     html = out / "html"
     env = dict(os.environ, WORKBOOK_DOXYGEN_DIR=str(out / "doxygen"), WORKBOOK_SOURCE_URL=args.source_url)
-    command = [python, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q", "-E",
+    # -n (nitpicky): a reference that resolves nowhere is a warning too, so an
+    # API name that renders as plain text fails the build (conf.py lists the
+    # few that cannot resolve, and why).
+    command = [python, "-m", "sphinx", "-b", "html", "-W", "-n", "--keep-going", "-q", "-E",
                "-d", str(out / "doctrees"), str(ROOT / "docs"), str(html)]
+    if args.student:
+        command[3:3] = ["-t", "student"]
+    if args.student and html.exists():
+        # Nothing of an earlier full build (a walkthrough's page, its images) may stay in a student site.
+        shutil.rmtree(html)
     started = time.monotonic()
     result = subprocess.run(command, cwd=ROOT, env=env)
     seconds = time.monotonic() - started

@@ -37,6 +37,8 @@ HINTS = "Hints"
 HINTS_BY_TASK = "### Hints by task"
 HINT_KINDS = ("a nudge", "the approach", "the code idea")
 HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|the code idea)</summary>")
+# The outer fold of one TODO's three hints (the page lists one line per TODO).
+HINT_GROUP_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: its three hints</summary>")
 MIN_QUESTIONS, MAX_QUESTIONS = 4, 6  # CONTRIBUTING.md, "Handout outline", item "Check yourself"
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -196,6 +198,7 @@ def check_task_hints(lab: str, body: list[str], todos: int) -> list[str]:
                 f"gets three folded hints ({', '.join(HINT_KINDS)}); see item 8 of the outline"]
     where = f'{lab}: "## {HINTS}" ({HINTS_BY_TASK})'
     found: dict[int, list[str]] = {}
+    grouped: set[int] = set()  # TODOs whose outer fold was seen
     problems = []
     in_hint = False  # after a hint's <summary>, before its </details>
     for i, line in enumerate(stripped):
@@ -204,9 +207,18 @@ def check_task_hints(lab: str, body: list[str], todos: int) -> list[str]:
             if stripped[i - 1] != "":
                 problems.append(f"{where}: put a blank line before the </details> of line {i + 1} of the "
                                 "section, or the hint shows as raw text")
+        group = HINT_GROUP_SUMMARY.search(line)
+        if group:
+            grouped.add(int(group[1]))
+            continue
         match = HINT_SUMMARY.search(line)
         if not match:
             continue
+        if int(match[1]) not in grouped:
+            problems.append(f"{where}: the hints of TODO({match[1]}) are not inside their outer fold: put "
+                            f"<details><summary>TODO({match[1]}), <code>name</code>: its three hints</summary> "
+                            "before the first and </details> after the last (item 8 of the outline)")
+            grouped.add(int(match[1]))  # one message per TODO
         in_hint = True
         found.setdefault(int(match[1]), []).append(match[2])
         if i + 1 < len(stripped) and stripped[i + 1] != "":
@@ -326,12 +338,16 @@ def good_handout(number: str, outline: list[str]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def task_hints(kinds_by_todo: dict[int, tuple[str, ...]]) -> str:
+def task_hints(kinds_by_todo: dict[int, tuple[str, ...]], grouped: bool = True) -> str:
     parts = ["Text of Hints.", "", HINTS_BY_TASK, ""]
     for k, kinds in kinds_by_todo.items():
+        if grouped:
+            parts += ["<details>", f"<summary>TODO({k}), <code>f{k}</code>: its three hints</summary>", ""]
         for kind in kinds:
             parts += ["<details>", f"<summary>TODO({k}), <code>f{k}</code>: {kind}</summary>", "",
                       f"Hint for TODO({k}).", "", "</details>"]
+        if grouped:
+            parts += ["", "</details>"]
     return "\n".join(parts) + "\n"
 
 
@@ -371,6 +387,9 @@ def self_test() -> int:
          ['89-hints: "## Hints" (### Hints by task): TODO(2) lacks the code idea']),
         ("88-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS})), []),
         ("87-nohints", good, ['87-nohints: "## Hints" has no "### Hints by task": the student file has 2 TODOs']),
+        ("86-flat", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, grouped=False)),
+         ['86-flat: "## Hints" (### Hints by task): the hints of TODO(1) are not inside their outer fold',
+          '86-flat: "## Hints" (### Hints by task): the hints of TODO(2) are not inside their outer fold']),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -383,7 +402,7 @@ def self_test() -> int:
             text = text.replace("# Lab 90 —", f"# Lab {name[:2]} —") if name != "99-title" else text
             (folder / "README.md").write_text(text, encoding="utf-8")
             (folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n", encoding="utf-8")
-            if name in ("87-nohints", "88-hints", "89-hints"):
+            if name in ("86-flat", "87-nohints", "88-hints", "89-hints"):
                 (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
         for name, _, expected in cases:
             problems, _, _ = check_all(root, [name])

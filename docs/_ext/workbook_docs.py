@@ -12,9 +12,12 @@ What it does, in build order:
      (``{include}`` of labs/NN-name/README.md), the API of the lab's headers
      (Breathe), the rubric (a table made from grader/rubric.json), and the
      walkthrough (docs/walkthroughs/NN-name.md, when it exists and the
-     reference solution is in this tree);
+     reference solution is in this tree), folded; a site for students (the
+     tag ``student``: ``build_docs.py --student``, or a tree without
+     solutions/) has no walkthrough section at all;
    - ``labs/index.md`` and ``labs/_map.md`` (the map of the ten labs, from
-     docs/lab_map.json and the folders that exist);
+     docs/lab_map.json, their points from grader/rubric.json, and the folders
+     that exist; each node of the graph links to its lab's page);
    - ``api/common.md``: one section per common/include/workbook/*.hpp.
 
    Files are rewritten only when their text changes; pages of labs that no
@@ -26,10 +29,18 @@ What it does, in build order:
    README to the home page, grader/README.md to the instructor guide; any
    other existing file to ``workbook_source_url`` + its path when that is set
    (e.g. a GitHub "blob/main/" URL), else it stays as plain text. A link to
-   a file that does not exist stays a warning.
+   a file that does not exist stays a warning. A hand-written page's link to
+   a repository file outside docs/ (the Colab notebook) is made the same.
 4. ``doctree-read``: code pulled from solutions/ with ``literalinclude`` loses
    the skeleton generator's marker lines (// HOLE:, // END HOLE, // STUB:,
-   // WALKTHROUGH: ...), which mean nothing to a reader of the site.
+   // WALKTHROUGH: ...), which mean nothing to a reader of the site; the
+   walkthrough section's content goes into a fold (``<details>``) whose
+   summary says to try the lab first, so that scrolling past the hints does
+   not show the solution; long inline code gets break points, so that tables
+   fit their column; and parameter lists get their dash back (conf.py turns
+   smart dashes off, for the sake of --options).
+5. ``doctree-resolved``: the lab map's graph gets the URL of each lab's page,
+   relative to what Sphinx's graphviz makes them relative to.
 """
 from __future__ import annotations
 
@@ -42,6 +53,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -132,8 +144,49 @@ def md_escape(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
+# What in the rubric's calibration notes is code, so that the notes show it as
+# code: commands (./workbook with its subcommand, lab and --options), paths
+# and file names, CUDA's __names__, calls such as compact(), and a::b names.
+# As prose, "--solutions" would also be smart-quoted into a dash and
+# "__launch_bounds__" read as bold.
+WORKBOOK_COMMAND = r"\./workbook(?: (?:grade-batch|grade|bench|test|docs|build|setup))(?: (?:{labs}))?(?: --[a-z][\w-]*)*"
+CODE_IN_NOTES = (r"(?:tools|labs|solutions|grader|common|docs)/[\w./-]*\w"  # a repository path
+                 r"|\b[\w-]+\.(?:cu|cuh|hpp|py|sh|json)\b"  # a file name
+                 r"|\b__\w+"  # __launch_bounds__, __match_any_sync
+                 r"|\b\w+(?:::\w+)+"  # cub::DeviceScan
+                 r"|\b\w+\(\)"  # compact()
+                 r"|\b[A-Za-z]\w*_\w+")  # sort_pairs, match_any
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def notes_markdown(text: str, lab_names: list[str]) -> str:
+    """A calibration note as Markdown: code as code, the rest escaped."""
+    labs = "|".join(re.escape(name) for name in sorted(lab_names, key=len, reverse=True)) or "(?!)"
+    code = re.compile(WORKBOOK_COMMAND.format(labs=labs) + "|" + CODE_IN_NOTES)
+    out, end = [], 0
+    for match in code.finditer(text):
+        out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:match.start()]))
+        out.append(f"`{match.group(0)}`")
+        end = match.end()
+    out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:]))
+    return "".join(out)
+
+
+def table_text(text: str) -> str:
+    """A rubric table's cell of prose: names such as cub::DeviceScan::ExclusiveSum,
+    sort_pairs or tests/x.cuh become code (long code in a table gets break
+    points from break_long_code()), the rest is escaped."""
+    out, end = [], 0
+    for match in re.finditer(r"\b\w+(?:::\w+)+|\b(?:tests|labs|common)/[\w./-]*\w|\b[A-Za-z]\w*_\w+", str(text)):
+        out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:match.start()]))
+        out.append(f"`{match.group(0)}`")
+        end = match.end()
+    out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:]))
+    return "".join(out)
+
+
 def percent(value: float) -> str:
-    return f"{value * 100:g} %"
+    return f"{value * 100:g}\u00a0%"  # a no-break space: "40 %" never splits in a narrow column
 
 
 def rubric_section(folder: str, entry: dict | None) -> str:
@@ -155,7 +208,7 @@ def rubric_section(folder: str, entry: dict | None) -> str:
         out += ["| correctness group | tests (GoogleTest globs) | points |", "| --- | --- | ---: |"]
         for g in groups:
             tests = ", ".join(f"`{md_escape(t)}`" for t in g.get("tests", []))
-            out.append(f"| {md_escape(g.get('name', ''))} | {tests} | {g.get('points', 0):g} |")
+            out.append(f"| {table_text(g.get('name', ''))} | {tests} | {g.get('points', 0):g} |")
         out.append("")
     if speed:
         out += [
@@ -168,14 +221,15 @@ def rubric_section(folder: str, entry: dict | None) -> str:
         ]
         for s in speed:
             out.append(
-                f"| {md_escape(s.get('name', ''))}<br>`{md_escape(s.get('test', ''))}` | "
-                f"{md_escape(s.get('yardstick', ''))} | {percent(s.get('target', 0))} | "
+                f"| {table_text(s.get('name', ''))}<br>`{md_escape(s.get('test', ''))}` | "
+                f"{table_text(s.get('yardstick', ''))} | {percent(s.get('target', 0))} | "
                 f"{percent(s.get('floor', 0))} | {s.get('points', 0):g} |")
         out.append("")
         notes = [s for s in speed if s.get("_calibration")]
         if notes:
             out += ["How the targets were calibrated:", ""]
-            out += [f"- *{md_escape(s['name'])}*: {s['_calibration']}" for s in notes]
+            names = [lab.name[3:] for lab in lab_folders()]
+            out += [f"- *{md_escape(s['name'])}*: {notes_markdown(s['_calibration'], names)}" for s in notes]
             out.append("")
     else:
         out += ["This lab has no speed items.", ""]
@@ -205,13 +259,18 @@ class ApiIndex:
             rel = (path.resolve().relative_to(ROOT) if path.is_absolute() else path).as_posix()
             brief = " ".join("".join(definition.find("briefdescription").itertext()).split())
             self.files[rel] = {
+                "refid": compound.get("refid"),  # e.g. buffers_8hpp: what "see buffers.hpp" links to
                 "brief": brief,
                 "namespaces": [n.text for n in definition.findall("innernamespace")],
                 "defines": [m.findtext("name") for m in definition.iter("memberdef") if m.get("kind") == "define"],
             }
 
     def section(self, paths: list[str], heading: str) -> list[str]:
-        out = ["| header | what it holds |", "| --- | --- |"]
+        # Doxygen links a header (an #include line, "see buffers.hpp") to the
+        # file's id, e.g. buffers_8hpp; the pages render no file, so each id
+        # labels this table of headers, and such a link lands on it.
+        out = [f"({self.files[rel]['refid']})=" for rel in paths if rel in self.files]
+        out += ["| header | what it holds |", "| --- | --- |"]
         namespaces, defines = [], []
         for rel in paths:
             info = self.files.get(rel)
@@ -227,7 +286,9 @@ class ApiIndex:
         out.append("")
         for name in namespaces:
             self.claimed.add(name)
-            out += [f"{heading} Namespace `{name}`", "", f"```{{doxygennamespace}} {name}", "```", ""]
+            # :members: renders the classes' public members too (their functions and
+            # fields); without it a class shows its description only.
+            out += [f"{heading} Namespace `{name}`", "", f"```{{doxygennamespace}} {name}", ":members:", "```", ""]
         if defines:
             out += [f"{heading} Macros", ""]
             for name in defines:
@@ -236,7 +297,7 @@ class ApiIndex:
         return out
 
 
-def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex) -> str:
+def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex, student_site: bool) -> str:
     folder = lab.name
     number = folder[:2]
     rel = f"../../labs/{folder}"
@@ -260,6 +321,8 @@ def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex) -> str:
 
     out.append(rubric_section(folder, rubric.get(folder)))
 
+    if student_site:
+        return "\n".join(out)  # a site for students: no walkthrough, not even its heading
     out += [f"(lab-{folder}-walkthrough)=", "## Reference solution walkthrough", ""]
     walkthrough = DOCS / "walkthroughs" / f"{folder}.md"
     solutions = list((ROOT / "solutions" / folder).glob("*.cu"))
@@ -267,6 +330,7 @@ def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex) -> str:
         out += ["The reference solution is not part of this copy of the workbook, so its "
                 "walkthrough is not shown.", ""]
     elif walkthrough.exists():
+        # fold_walkthroughs() puts what follows the heading into a closed fold.
         out += [f"```{{include}} ../walkthroughs/{folder}.md", "```", ""]
     else:
         out += [f"No walkthrough is written for this lab yet. The reference solution is "
@@ -275,13 +339,30 @@ def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex) -> str:
     return "\n".join(out)
 
 
-def map_fragment(present: dict[str, Path]) -> str:
+def rubric_points(entry: dict | None) -> float | None:
+    """A lab's points in grader/rubric.json: its correctness groups and speed items."""
+    if entry is None:
+        return None
+    return (sum(g.get("points", 0) for g in entry.get("groups", []))
+            + sum(s.get("points", 0) for s in entry.get("speed", [])))
+
+
+# The graph's nodes link to the lab pages. Sphinx's graphviz puts the SVG in
+# _images/ and shows it in an <object>: before Sphinx 7.2 its links are
+# relative to _images/, from 7.2 Sphinx rewrites links written relative to
+# the page. The map writes LAB_URL + folder; link_map_nodes() puts the right one.
+LAB_URL = "workbook-lab:"
+
+
+def map_fragment(present: dict[str, Path], rubric: dict) -> str:
     """The map of the ten labs: a table and a dependency graph."""
-    labs = load_map()
+    map_file = json.loads((DOCS / "lab_map.json").read_text())
+    labs = map_file["labs"]
     by_number = {}
     for folder in present:
         by_number[folder[:2]] = folder
-    rows = ["| lab | teaches | builds on | status |", "| --- | --- | --- | --- |"]
+    rows = ["| lab | teaches | builds on | points | time (estimate) | status |",
+            "| --- | --- | --- | ---: | ---: | --- |"]
     for lab in labs:
         number = lab["number"]
         folder = by_number.get(number)
@@ -289,12 +370,20 @@ def map_fragment(present: dict[str, Path]) -> str:
         cell = f"{{ref}}`{name} <lab-{folder}>`" if folder else name
         builds = ", ".join(lab.get("builds_on", [])) or "—"
         status = "ready" if folder else "planned"
-        rows.append(f"| {cell} | {md_escape(lab['teaches'])} | {builds} | {status} |")
+        points = rubric_points(rubric.get(folder)) if folder else None
+        points = "—" if points is None else f"{points:g}"
+        hours = f"about {lab['hours']:g}\u00a0h" if lab.get("hours") else "—"
+        rows.append(f"| {cell} | {md_escape(lab['teaches'])} | {builds} | {points} | {hours} | {status} |")
     # Labs on disk that the map does not know (a new lab before the map is updated).
     known = {lab["number"] for lab in labs}
     for number, folder in sorted(by_number.items()):
         if number not in known:
-            rows.append(f"| {{ref}}`{folder} <lab-{folder}>` | see its handout | — | ready |")
+            points = rubric_points(rubric.get(folder))
+            rows.append(f"| {{ref}}`{folder} <lab-{folder}>` | see its handout | — | "
+                        f"{'—' if points is None else f'{points:g}'} | — | ready |")
+    total = sum(rubric_points(rubric.get(folder)) or 0 for folder in present)
+    rows += ["", f"Points are read from `grader/rubric.json` when the site is built ({total:g} in all). "
+             + map_file.get("_hours", "")]
 
     dot = ["digraph labs {", '  rankdir=TB; bgcolor="transparent"; ranksep=0.3; nodesep=0.3;',
            '  node [shape=box, style="rounded,filled", fontname="sans-serif", fontsize=13];',
@@ -304,11 +393,14 @@ def map_fragment(present: dict[str, Path]) -> str:
         folder = by_number.get(number)
         fill = "#d8ecd0" if folder else "#eeeeee"
         label = f"{number}\\n{lab['title']}"
-        dot.append(f'  l{number} [label="{label}", fillcolor="{fill}"];')
+        # target=_top: the SVG is an <object>, and a link should open the page, not load inside it.
+        link = f', URL="{LAB_URL}{folder}", target="_top", tooltip="Lab {number}: {lab["title"]}"' if folder else ""
+        dot.append(f'  l{number} [label="{label}", fillcolor="{fill}"{link}];')
         for dep in lab.get("builds_on", []):
             dot.append(f"  l{dep} -> l{number};")
     dot.append("}")
-    return "\n".join(rows) + "\n\n" + "```{graphviz}\n:caption: Which lab builds on which. Green - ready; grey - planned.\n:align: center\n\n" \
+    caption = "Which lab builds on which (click a lab to open it). Green - ready; grey - planned."
+    return "\n".join(rows) + "\n\n" + f"```{{graphviz}}\n:caption: {caption}\n:align: center\n\n" \
         + "\n".join(dot) + "\n```\n"
 
 
@@ -332,17 +424,20 @@ def generate_pages(app: Sphinx, xml_dir: Path) -> None:
     rubric = load_rubric()
     planned = {lab["number"]: lab for lab in load_map()}
     present = {lab.name: lab for lab in lab_folders()}
+    # conf.py sets the tag for build_docs.py --student and for a tree without solutions/.
+    student_site = app.tags.has("student")
 
     wanted = set()
     for folder, lab in present.items():
         page = labs_dir / f"{folder}.md"
-        write_if_changed(page, lab_page(lab, rubric, planned.get(folder[:2], {}), api))
+        write_if_changed(page, lab_page(lab, rubric, planned.get(folder[:2], {}), api, student_site))
         wanted.add(page.name)
-    write_if_changed(labs_dir / "_map.md", map_fragment(present))
+    write_if_changed(labs_dir / "_map.md", map_fragment(present, rubric))
+    walkthroughs = "" if student_site else (
+        " and, for self-study, a walkthrough of the reference solution, folded at the end")
     index = [GENERATED_NOTE, "(labs)=", "# The labs", "",
              "Do them in order: each lab uses what the ones before it taught. Each page "
-             "has the lab's handout, the API you implement, how it is graded and, for "
-             "self-study, a walkthrough of the reference solution.", "",
+             f"has the lab's handout, the API you implement, how it is graded{walkthroughs}.", "",
              "```{include} _map.md", "```", "",
              "```{toctree}", ":maxdepth: 1", ""]
     index += [folder for folder in present]
@@ -401,6 +496,93 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
     return contnode  # an existing file, but no URL to link it to: plain text
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def repository_links(app: Sphinx, doctree) -> None:
+    """A Markdown link to an existing file that is not a page becomes, in MyST,
+    a download: a copy of the file on the site. A link from a page to a file
+    of the repository outside docs/ (e.g. ../colab/workbook.ipynb) is made what
+    the handouts' links are instead (on_missing_reference): a link into the
+    repository at workbook_source_url, or plain text without one. An explicit
+    {download} role stays a download."""
+    docname = app.env.docname
+    for node in list(doctree.findall(addnodes.download_reference)):
+        if node.get("reftype") != "myst":
+            continue
+        target = ((Path(app.srcdir) / docname).parent / node["reftarget"]).resolve()
+        if not _inside(target, ROOT) or _inside(target, DOCS):
+            continue  # a file of docs/ itself (or outside the repository): a download, as MyST makes it
+        rel = target.relative_to(ROOT)
+        # The link's text, without MyST's "download" styling around it.
+        text = [child.deepcopy() for wrapper in node.children for child in
+                (wrapper.children if isinstance(wrapper, nodes.inline) else [wrapper])]
+        if app.config.workbook_source_url:
+            new = nodes.reference("", "", *text, refuri=app.config.workbook_source_url + rel.as_posix(),
+                                  internal=False)
+        else:
+            new = nodes.inline("", "", *text)
+        node.replace_self(new)
+
+
+# --------------------------------------------------------------------------
+# Dashes and long inline code
+
+
+def field_dashes(app: Sphinx, doctree) -> None:
+    """Sphinx and Breathe separate a parameter from its description with the
+    text " -- " and leave the dash to smart quotes, which conf.py tells not to
+    make dashes (commands' --options would become dashes too): make it here."""
+    for text in list(doctree.findall(nodes.Text)):
+        if text.astext() == " -- ":
+            text.parent.replace(text, nodes.Text(" \u2013 "))
+
+
+# Where long inline code may break: after ".", "/", ",", ":" (not inside
+# "::"), "::" and an inner "_", and between the words of CamelCase. Each word
+# of inline code stays on one line (workbook.css), so without these a
+# 60-character test name made its table wider than the column (the rubrics,
+# the handouts' tables of tests), and a long --gtest_filter=... its paragraph.
+CODE_BREAK = re.compile(r"(?<=[./,])(?=\w)|(?<=[^:]:)(?=[^:])|(?<=::)|(?<=[A-Za-z0-9]_)(?=[A-Za-z0-9])"
+                        r"|(?<=[a-z0-9])(?=[A-Z])")
+LONG_CODE_IN_TABLE = 24  # characters; shorter names (a header, a suite) stay whole
+LONG_CODE_WORD = 40  # a word of inline code in prose
+
+
+def break_long_code(app: Sphinx, doctree) -> None:
+    """Put break points (<wbr>, which copying does not copy) into long inline
+    code: in table cells, so that a table fits its column; elsewhere, into a
+    single word too long for a line."""
+    for literal in list(doctree.findall(nodes.literal)):
+        text = literal.astext()
+        in_table = any(isinstance(a, nodes.entry) for a in _ancestors(literal))
+        if in_table and len(text) < LONG_CODE_IN_TABLE:
+            continue
+        if not in_table and max((len(word) for word in text.split()), default=0) < LONG_CODE_WORD:
+            continue
+        if any(not isinstance(child, nodes.Text) for child in literal.children):
+            continue  # a link or markup inside: leave it
+        pieces = [piece for piece in CODE_BREAK.split(text) if piece]
+        if len(pieces) < 2:
+            continue
+        literal.children = []
+        for i, piece in enumerate(pieces):
+            if i:
+                literal += nodes.raw("", "<wbr>", format="html")
+            literal += nodes.Text(piece)
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 # --------------------------------------------------------------------------
 # Marker lines in code pulled from solutions/
 
@@ -420,10 +602,87 @@ def strip_markers(app: Sphinx, doctree) -> None:
             block += nodes.Text(new)
 
 
+# --------------------------------------------------------------------------
+# The walkthrough, folded
+
+WALKTHROUGH_ID = re.compile(r"^lab-\d\d-[a-z0-9_.-]+-walkthrough$")
+WALKTHROUGH_SUMMARY = ("Try the lab first: this fold holds the reference solution, explained with its "
+                       "code. Open it once your code passes, or when the hints did not get you further.")
+
+
+class fold(nodes.General, nodes.Element):
+    """A fold: HTML's <details>, closed, with node["summary"] as the line that shows."""
+
+
+def visit_fold_html(self, node: fold) -> None:
+    self.body.append('<details class="workbook-fold">\n<summary>'
+                     + self.encode(node["summary"]) + "</summary>\n")
+
+
+def depart_fold_html(self, node: fold) -> None:
+    self.body.append("</details>\n")
+
+
+def visit_fold_other(self, node: fold) -> None:
+    pass  # other builders show the content as it is
+
+
+def fold_walkthroughs(app: Sphinx, doctree) -> None:
+    """Everything of a lab page's walkthrough section below its heading goes
+    into a closed fold: a student scrolling past the hints does not see the
+    solution. Connected before Sphinx's table of contents is collected, so the
+    page's contents list the walkthrough but not its folded subsections."""
+    for section in list(doctree.findall(nodes.section)):
+        if not any(WALKTHROUGH_ID.match(name) for name in section["ids"] + section["names"]):
+            continue
+        body = [child for child in section.children if not isinstance(child, nodes.title)]
+        has_code = any(True for child in body for _ in child.findall(nodes.literal_block))
+        if not has_code:
+            continue  # "not part of this copy" or "not written yet": nothing to hide
+        holder = fold(summary=WALKTHROUGH_SUMMARY)
+        for child in body:
+            section.remove(child)
+            holder += child
+        section += holder
+
+
+# --------------------------------------------------------------------------
+# Links of the lab map's graph
+
+
+def link_map_nodes(app: Sphinx, doctree, docname: str) -> None:
+    """Replace LAB_URL + folder in the map's graphviz code by the page's URL."""
+    from sphinx import version_info
+    from sphinx.ext.graphviz import graphviz
+
+    for node in doctree.findall(graphviz):
+        code = node["code"]
+        if LAB_URL not in code:
+            continue
+
+        def url(match):
+            target = f"labs/{match.group(1)}"
+            if version_info >= (7, 2):  # Sphinx rewrites links given relative to the page
+                return app.builder.get_relative_uri(docname, target)
+            # Older Sphinx leaves them as they are: relative to the SVG, in _images/ at the top.
+            return "../" + app.builder.get_target_uri(target)
+
+        node["code"] = re.sub(re.escape(LAB_URL) + r"([0-9A-Za-z_.-]+)", url, code)
+
+
 def setup(app: Sphinx):
     app.add_config_value("workbook_doxygen_dir", os.environ.get("WORKBOOK_DOXYGEN_DIR", ""), "env")
     app.add_config_value("workbook_source_url", os.environ.get("WORKBOOK_SOURCE_URL", ""), "env")
     app.connect("builder-inited", on_builder_inited)
     app.connect("missing-reference", on_missing_reference)
     app.connect("doctree-read", strip_markers)
+    # Before Sphinx collects the downloads, so that no copy of the file lands on the site.
+    app.connect("doctree-read", repository_links, priority=400)
+    app.connect("doctree-read", field_dashes)
+    app.connect("doctree-read", break_long_code)
+    app.add_node(fold, html=(visit_fold_html, depart_fold_html), latex=(visit_fold_other, visit_fold_other),
+                 text=(visit_fold_other, visit_fold_other), man=(visit_fold_other, visit_fold_other),
+                 texinfo=(visit_fold_other, visit_fold_other))
+    app.connect("doctree-read", fold_walkthroughs, priority=400)  # before the table of contents
+    app.connect("doctree-resolved", link_map_nodes)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

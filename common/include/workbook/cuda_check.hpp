@@ -10,7 +10,7 @@
 namespace workbook {
 
 /// @brief A failed CUDA call: carries the error code and a message naming the
-/// call, the file:line and the error's name and description.
+/// call, its source file and line, and the error's name and description.
 class CudaError : public std::runtime_error {
  public:
   /// @brief Builds the error.
@@ -31,7 +31,7 @@ class CudaError : public std::runtime_error {
 /// @param[in] call The call's source text.
 /// @param[in] file The source file of the call.
 /// @param[in] line The source line of the call.
-/// @throws CudaError with "CUDA error <name> (<description>) at file:line in `call`".
+/// @throws CudaError with "CUDA error <name> (<description>) at <file>:<line> in `call`".
 void check_cuda(cudaError_t result, const char* call, const char* file, int line);
 
 /// @brief Checks the most recent kernel launch (bad configuration, too much
@@ -47,7 +47,7 @@ void check_launch(const char* what, const char* file, int line);
 }  // namespace workbook
 
 /// @brief Checks a CUDA runtime call: `CUDA_CHECK(cudaMalloc(&p, bytes));`
-/// Throws workbook::CudaError naming the call, file:line and the error.
+/// Throws workbook::CudaError naming the call, its source file and line, and the error.
 #define CUDA_CHECK(call) ::workbook::check_cuda((call), #call, __FILE__, __LINE__)
 
 /// @brief Checks the kernel launch just before it: `kernel<<<g, b>>>(...);
