@@ -34,7 +34,9 @@ import time
 
 START = re.compile(r"^\s+Start\s+(\d+): (.*)$")
 RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): (.*?) \.*\s*(\*\*\*)?([A-Za-z][A-Za-z ]*?)\b")
-SUMMARY = re.compile(r"^\d+% tests passed, \d+ tests? failed out of (\d+)$")
+# "88% tests passed, 2 tests failed out of 16"; newer ctest says "100% tests
+# passed out of 269" when none failed.
+SUMMARY = re.compile(r"^\d+% tests passed(?:, \d+ tests? failed)? out of (\d+)$")
 NOT_RUN_HEADER = "The following tests did not run:"
 NOT_RUN = re.compile(r"^\t\s*(\d+) - (.*) \(([^()]*)\)$")
 # The labs' tests ("04-reductions.Sizes/...") and common's ("common.Harness...").
