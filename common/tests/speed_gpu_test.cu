@@ -69,6 +69,10 @@ SpeedOptions quick() {
 }
 
 class SpeedHarness : public GpuTest {};
+// The tests that judge measured times: a suite named *Speed, which ctest runs
+// alone (RUN_SERIAL, label speed), as it does the labs' speed tests; beside
+// the other GPU tests an honest ratio measured 1.68 on the H200 (2026-11-26).
+class HarnessTimingSpeed : public GpuTest {};
 
 TEST_F(SpeedHarness, GeneratorsOnTheDeviceMatchTheHostFormulas) {
   const std::size_t n = 100003;
@@ -138,7 +142,7 @@ TEST_F(SpeedHarness, RunsAlternateTheYardstickThenYoursEachOnANewInputAndAreEach
       EXPECT_NE(seeds[i], seeds[j]) << "runs " << i << ", " << j;
 }
 
-TEST_F(SpeedHarness, AnHonestFunctionIsMeasuredBesideTheYardstick) {
+TEST_F(HarnessTimingSpeed, AnHonestFunctionIsMeasuredBesideTheYardstick) {
   AddOneTask buffers;
   const SpeedOutcome outcome =
       measure_speed(buffers.with([](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
@@ -198,7 +202,7 @@ TEST_F(SpeedHarness, APlausibleButStaleBufferFailsItsRun) {
   EXPECT_NE(outcome.problem.find("elements differ"), std::string::npos) << outcome.problem;
 }
 
-TEST_F(SpeedHarness, WorkOnAStreamOfItsOwnIsTimedInFull) {
+TEST_F(HarnessTimingSpeed, WorkOnAStreamOfItsOwnIsTimedInFull) {
   AddOneTask buffers;
   cudaStream_t own = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
