@@ -2,19 +2,20 @@
 # g++ 12 and nvcc 13.0; ./workbook build, 2026-11-26). A new lab or tool
 # needs nothing from here: workbook_add_lab uses it.
 
-# A compiler cache: a rebuild after `git pull`, a second build folder or a
-# test that builds a copy of the tree (tools/tests/) compiles only what
-# changed. Used when ccache is installed (./workbook setup installs it) and
-# no other launcher was asked for; -DWORKBOOK_USE_CCACHE=OFF turns it off.
-# CCACHE_BASEDIR makes paths under the source tree relative, so that copies
-# of the tree in other folders share the cache.
+# A compiler cache: a rebuild after `git pull` or a branch switch, or a
+# second build folder of the same tree, compiles only what it has not
+# compiled before. Used when ccache is installed (./workbook setup installs
+# it) and no other launcher was asked for; -DWORKBOOK_USE_CCACHE=OFF turns it
+# off. No CCACHE_BASEDIR: it would make __FILE__ and the device line tables
+# relative paths, which the grader's tests and compute-sanitizer's reports
+# rely on being absolute (copies of the tree in tools/tests reuse the main
+# build's objects their own way: reuse_main_build in tools/tests/lib.sh).
 option(WORKBOOK_USE_CCACHE "Compile through ccache where it is installed" ON)
 if(WORKBOOK_USE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
   find_program(WORKBOOK_CCACHE ccache)
   if(WORKBOOK_CCACHE)
-    set(launcher ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${WORKBOOK_CCACHE})
-    set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
-    set(CMAKE_CUDA_COMPILER_LAUNCHER ${launcher})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${WORKBOOK_CCACHE})
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${WORKBOOK_CCACHE})
     message(STATUS "Compiling through ${WORKBOOK_CCACHE}")
   endif()
 endif()
