@@ -159,10 +159,11 @@ CODE_IN_NOTES = (r"(?:tools|labs|solutions|grader|common|docs)/[\w./-]*\w"  # a 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 
-def notes_markdown(text: str, lab_names: list[str]) -> str:
-    """A calibration note as Markdown: code as code, the rest escaped."""
-    labs = "|".join(re.escape(name) for name in sorted(lab_names, key=len, reverse=True)) or "(?!)"
-    code = re.compile(WORKBOOK_COMMAND.format(labs=labs) + "|" + CODE_IN_NOTES)
+TABLE_CODE = re.compile(r"\b\w+(?:::\w+)+|\b(?:tests|labs|common)/[\w./-]*\w|\b[A-Za-z]\w*_\w+")
+
+
+def code_as_code(text: str, code: re.Pattern) -> str:
+    """text as Markdown: what code matches as inline code, the rest escaped."""
     out, end = [], 0
     for match in code.finditer(text):
         out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:match.start()]))
@@ -172,17 +173,17 @@ def notes_markdown(text: str, lab_names: list[str]) -> str:
     return "".join(out)
 
 
+def notes_markdown(text: str, lab_names: list[str]) -> str:
+    """A calibration note as Markdown: code as code, the rest escaped."""
+    labs = "|".join(re.escape(name) for name in sorted(lab_names, key=len, reverse=True)) or "(?!)"
+    return code_as_code(text, re.compile(WORKBOOK_COMMAND.format(labs=labs) + "|" + CODE_IN_NOTES))
+
+
 def table_text(text: str) -> str:
     """A rubric table's cell of prose: names such as cub::DeviceScan::ExclusiveSum,
     sort_pairs or tests/x.cuh become code (long code in a table gets break
     points from break_long_code()), the rest is escaped."""
-    out, end = [], 0
-    for match in re.finditer(r"\b\w+(?:::\w+)+|\b(?:tests|labs|common)/[\w./-]*\w|\b[A-Za-z]\w*_\w+", str(text)):
-        out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:match.start()]))
-        out.append(f"`{match.group(0)}`")
-        end = match.end()
-    out.append(MARKDOWN_SPECIAL.sub(r"\\\1", text[end:]))
-    return "".join(out)
+    return code_as_code(str(text), TABLE_CODE)
 
 
 def percent(value: float) -> str:
