@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Record a run of `./workbook bench --all --solution` as the labs' figures:
+the one source every measured number of a handout is quoted from.
+
+    python3 tools/record_measurements.py DIR --date YYYY-MM-DD [LAB ...]
+
+DIR is what the bench left (build/<preset>/bench/solution/): LAB.txt, the
+experiment's printed output (its first line names the GPU), LAB.csv, the
+rows it recorded, and LAB-TABLE.csv, the charts' data (tools/bench_charts.py).
+For each lab (every lab with a LAB.txt in DIR, or only the LABs named) this
+writes, in labs/LAB/figures/:
+  - measured.txt: the experiment's output as printed, after one line that
+    names the command, the GPU and the date;
+  - measured.csv: the recorded rows (columns of workbook/bench_csv.hpp),
+    after a `# source:` line with the same;
+  - every chart CSV of the lab whose `# title:` matches one of DIR's, replaced
+    by DIR's with that source line (make_figures.py then redraws its SVG).
+A chart of DIR with no figure of that title is listed, not copied: a handout
+shows only the charts its author chose.
+
+tools/check_handouts.py then checks every measured figure a handout, its
+walkthrough, its measurements page and its answers quote against these files.
+The date is a required argument because the bench output carries none; take
+it from the run (the device log's `date -u`).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = "./workbook bench --all --solution"
+
+
+def gpu_name(text: str) -> str:
+    """ "NVIDIA H200" from the experiment's first line, "GPU: NVIDIA H200, compute ..." or "(132 SMs ...)"."""
+    for line in text.splitlines():
+        if line.startswith("GPU: "):
+            return re.split(r"[,(]", line[len("GPU: "):])[0].strip()
+    raise ValueError("no line 'GPU: ...' in the experiment's output")
+
+
+def title_of(path: Path) -> str | None:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# title:"):
+            return line[len("# title:"):].strip()
+    return None
+
+
+def with_source(chart: str, source: str) -> str:
+    lines = [f"# source: {source}" if line.startswith("# source:") else line for line in chart.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def record_lab(folder: Path, lab: str, date: str, root: Path) -> list[str]:
+    figures = root / "labs" / lab / "figures"
+    if not figures.parent.is_dir():
+        return [f"{lab}: no folder labs/{lab}"]
+    output = (folder / f"{lab}.txt").read_text(encoding="utf-8")
+    gpu = gpu_name(output)
+    source = f"{COMMAND}, {gpu}, {date}"
+    figures.mkdir(exist_ok=True)
+    (figures / "measured.txt").write_text(f"# recorded: {source}\n{output}", encoding="utf-8")
+    notes = [f"{lab}: measured.txt ({gpu}, {date})"]
+    rows = folder / f"{lab}.csv"
+    if rows.exists():
+        (figures / "measured.csv").write_text(f"# source: {source}\n{rows.read_text(encoding='utf-8')}",
+                                              encoding="utf-8")
+        notes.append(f"{lab}: measured.csv")
+    existing = {title_of(path): path for path in figures.glob("*.csv") if path.name != "measured.csv"}
+    for chart in sorted(folder.glob(f"{lab}-*.csv")):
+        title = title_of(chart)
+        target = existing.get(title)
+        if target is None:
+            notes.append(f"{lab}: chart '{title}' ({chart.name}) is in no figure of the handout; not copied")
+            continue
+        target.write_text(with_source(chart.read_text(encoding="utf-8"), source), encoding="utf-8")
+        notes.append(f"{lab}: {target.name} <- {chart.name}")
+    return notes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("labs", nargs="*")
+    parser.add_argument("--date", required=True, help="the day of the run, YYYY-MM-DD")
+    parser.add_argument("--root", type=Path, default=ROOT)
+    args = parser.parse_args()
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", args.date):
+        parser.error(f"--date {args.date}: write the day of the run as YYYY-MM-DD")
+    labs = args.labs or sorted(path.stem for path in args.folder.glob("*.txt"))
+    if not labs:
+        print(f"record_measurements: no LAB.txt in {args.folder}: run {COMMAND} first", file=sys.stderr)
+        return 1
+    for lab in labs:
+        if not (args.folder / f"{lab}.txt").exists():
+            print(f"record_measurements: {args.folder}/{lab}.txt not found", file=sys.stderr)
+            return 1
+        for note in record_lab(args.folder, lab, args.date, args.root):
+            print(note)
+    print("Now run python3 tools/make_figures.py to redraw the charts.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
