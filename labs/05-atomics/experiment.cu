@@ -425,6 +425,9 @@ int main() {
     if (!workbook::have_device_for_experiment()) return 2;
     const workbook::DeviceInfo gpu = workbook::current_device_info();
     std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
+    // The bandwidth this lab's speed of light is computed from (the handout's "Speed of light").
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n",
+                workbook::copy_bandwidth_gbps());
 
     // The filter and the count by key need 8 bytes per element at once; on a
     // GPU with little memory n is halved until that fits.

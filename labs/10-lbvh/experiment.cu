@@ -237,6 +237,9 @@ int main() {
   try {
     if (!workbook::have_device_for_experiment()) return 2;
     std::printf("GPU: %s\n", workbook::describe(workbook::current_device_info()).c_str());
+    // The bandwidth this lab's speed of light is computed from (the handout's "Speed of light").
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n",
+                workbook::copy_bandwidth_gbps());
     std::printf(
         "Cubes at uniform random centres in the unit cube, about %.0f neighbours each. Times in ms (cold "
         "L2,\n"
