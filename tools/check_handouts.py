@@ -15,7 +15,15 @@ coalescing) it checks that
     block (<details>, <summary>Answers</summary>, a blank line, one numbered
     answer per question, a blank line, </details>);
   - every image the handout names (![alt](path), <img src="path">, a MyST
-    {figure} or {image} directive) exists, relative to the handout.
+    {figure} or {image} directive) exists, relative to the handout;
+  - the rules of tools/handout_rules.py: every measured figure quoted by the
+    handout, measurements.md, the walkthrough and ANSWERS.md is in a file of
+    the lab's figures/ (or derived by arithmetic written before it), and
+    "What to expect" names the GPU and date of figures/measured.txt; no hint
+    repeats more than 3 consecutive lines of the reference solution;
+    solutions/NN-name/ANSWERS.md answers every question under the tables;
+    every reference has a year and a link; "Then and now" shows its chart;
+    the main path is at most 500 lines.
 Each problem is one line naming the lab and what is wrong; the exit status is
 1 when there is any, 0 otherwise. --self-test runs the checks on handouts made
 wrong on purpose and fails unless each problem is reported as expected.
@@ -30,13 +38,16 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import handout_rules  # noqa: E402  (the rules beyond the outline: figures, sketches, answers, references)
+
 ROOT = Path(__file__).resolve().parent.parent
 OUTLINE_SECTION = "Handout outline"
 CHECK_YOURSELF = "Check yourself"
 HINTS = "Hints"
 HINTS_BY_TASK = "### Hints by task"
-HINT_KINDS = ("a nudge", "the approach", "the code idea")
-HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|the code idea)</summary>")
+HINT_KINDS = ("a nudge", "the approach", "a sketch")
+HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|a sketch)</summary>")
 # The outer fold of one TODO's three hints (the page lists one line per TODO).
 HINT_GROUP_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: its three hints</summary>")
 MIN_QUESTIONS, MAX_QUESTIONS = 4, 6  # CONTRIBUTING.md, "Handout outline", item "Check yourself"
@@ -188,7 +199,7 @@ def count_todos(folder: Path) -> int:
 
 
 def check_task_hints(lab: str, body: list[str], todos: int) -> list[str]:
-    """Three folded hints (a nudge, the approach, the code idea) for every
+    """Three folded hints (a nudge, the approach, a sketch) for every
     TODO(k) of the student file, under "### Hints by task" in the Hints section."""
     stripped = [line.strip() for line in body]
     if HINTS_BY_TASK not in stripped:
@@ -290,6 +301,7 @@ def check_handout(handout: Path, outline: list[str], root: Path) -> list[str]:
         if heading in outline and not any(line.strip() for line in body):
             problems.append(f'{lab}: the section "## {heading}" is empty')
     problems += check_images(lab, handout, lines, root)
+    problems += handout_rules.check_lab(lab, handout.parent, root, headings)
     return problems
 
 
@@ -320,6 +332,20 @@ def check_all(root: Path, wanted: list[str] | None = None) -> tuple[list[str], i
 # ---------------------------------------------------------------------------
 # Self-test: handouts made wrong on purpose.
 
+MEASURED = ("# recorded: ./workbook bench --all --solution, NVIDIA H200, 2026-11-26\n"
+            "GPU: NVIDIA H200, 132 SMs\nCopy bandwidth: 4202.2 GB/s\n| your kernel | 0.2789 | 3849.75 |\n")
+SECTION_TEXT = {
+    "Speed of light": "6 × 2^28 bytes = 1.61 GB to move at 4.2 TB/s (the copy, 4202 GB/s): "
+                      "1.61 GB / 4202 GB/s = 0.383 ms.",
+    "What to expect": "Measured on an NVIDIA H200 on 2026-11-26:\n\n| kernel | ms | GB/s |\n| --- | ---: | ---: |\n"
+                      "| yours | 0.279 | 3850 |\n\nQuestions to answer under your tables:\n\n1. Why?",
+    "Then and now": "Then 0.56 ms; now 0.279 ms.\n\n![then and now](figures/then-and-now.svg)",
+    "References": "1. A. Author and B. Author. *A title*. A venue, 2009.\n   https://example.org/paper",
+}
+THEN_AND_NOW = "# title: t\n# source: s\n# x: x\n# y: ms\nseries,x,y\nthen,1,0.56\nnow,2,0.279\n"
+ANSWERS = "# Lab NN — answers for instructors\n\n## Questions to answer under your tables\n\n### Table question 1\n\nBecause.\n"
+
+
 def good_handout(number: str, outline: list[str]) -> str:
     parts = [f"# Lab {number} — Self-test: a handout that follows the outline", "",
              "**You will learn** nothing; this handout tests the checker.", ""]
@@ -331,24 +357,46 @@ def good_handout(number: str, outline: list[str]) -> str:
             parts += [f"{k}. Answer {k}." for k in range(1, 5)]
             parts += ["", "</details>", ""]
         else:
-            parts += [f"Text of {heading}.", ""]
+            parts += [SECTION_TEXT.get(heading, f"Text of {heading}."), ""]
     parts[parts.index("Text of Background.")] = ("Text of Background.\n\n![a figure](figure.svg)\n\n"
                                                  "```{figure} figure.svg\nA MyST figure.\n```\n\n"
                                                  "```md\n## Not a heading: inside a fence\n![x](no-such.png)\n```")
     return "\n".join(parts) + "\n"
 
 
-def task_hints(kinds_by_todo: dict[int, tuple[str, ...]], grouped: bool = True) -> str:
+def task_hints(kinds_by_todo: dict[int, tuple[str, ...]], grouped: bool = True, sketch: str = "") -> str:
     parts = ["Text of Hints.", "", HINTS_BY_TASK, ""]
     for k, kinds in kinds_by_todo.items():
         if grouped:
             parts += ["<details>", f"<summary>TODO({k}), <code>f{k}</code>: its three hints</summary>", ""]
         for kind in kinds:
+            body = sketch if (sketch and kind == "a sketch") else f"Hint for TODO({k})."
             parts += ["<details>", f"<summary>TODO({k}), <code>f{k}</code>: {kind}</summary>", "",
-                      f"Hint for TODO({k}).", "", "</details>"]
+                      body, "", "</details>"]
         if grouped:
             parts += ["", "</details>"]
     return "\n".join(parts) + "\n"
+
+
+REFERENCE = """__global__ void scale(float* data, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // the global index
+  if (i >= n) return;
+  const float value = data[i];
+  data[i] = 2.0f * value;
+}
+"""
+# A hint that is the reference's body (4 lines) and one that is a sketch of it.
+COPIED = """```cuda
+const int i = blockIdx.x * blockDim.x + threadIdx.x;
+if (i >= n) return;
+const float value = data[i];   // a comment does not make it a sketch
+data[i] = 2.0f * value;
+```"""
+SKETCH = """```cuda
+const int i = ____;            // this thread's element
+if (____) return;
+data[i] = ____;
+```"""
 
 
 def self_test() -> int:
@@ -384,12 +432,29 @@ def self_test() -> int:
         ("99-title", good.replace("# Lab 90 —", "# Lab 42 —"),
          ['99-title: the handout must start with the title "# Lab 99']),
         ("89-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS[:2]})),
-         ['89-hints: "## Hints" (### Hints by task): TODO(2) lacks the code idea']),
+         ['89-hints: "## Hints" (### Hints by task): TODO(2) lacks a sketch']),
         ("88-hints", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS})), []),
         ("87-nohints", good, ['87-nohints: "## Hints" has no "### Hints by task": the student file has 2 TODOs']),
         ("86-flat", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, grouped=False)),
          ['86-flat: "## Hints" (### Hints by task): the hints of TODO(1) are not inside their outer fold',
           '86-flat: "## Hints" (### Hints by task): the hints of TODO(2) are not inside their outer fold']),
+        ("85-figure", good.replace("now 0.279 ms", "now 0.31 ms"),
+         ['85-figure: labs/85-figure/README.md:', ]),
+        ("84-arith", good.replace("= 0.383 ms", "= 0.5 ms"), ['84-arith: labs/84-arith/README.md:']),
+        ("83-cell", good.replace("| yours | 0.279 |", "| yours | 0.301 |"),
+         ['83-cell: labs/83-cell/README.md:']),
+        ("82-copied", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=COPIED)),
+         ['82-copied: labs/82-copied/README.md:82: the hint "TODO(1), `f1`: a sketch" repeats 4 consecutive lines',
+          '82-copied: labs/82-copied/README.md:110: the hint "TODO(2), `f2`: a sketch" repeats 4']),
+        ("81-sketch", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=SKETCH)), []),
+        ("80-refs", good.replace("   https://example.org/paper\n", ""),
+         ['80-refs: "## References", entry 1 has no link']),
+        ("79-long", good.replace("Text of Tasks.", "Line.\n" * handout_rules.MAIN_PATH_LINES),
+         ['79-long: the main path of the handout']),
+        ("78-date", good.replace("on 2026-11-26:", "recently:"),
+         ['78-date: "## What to expect" never names the date']),
+        ("77-answers", good, ['77-answers: solutions/77-answers/ANSWERS.md has no "### Table question 1"',
+          '77-answers: solutions/77-answers/ANSWERS.md answers table question 2, but the handout asks 1']),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -402,8 +467,17 @@ def self_test() -> int:
             text = text.replace("# Lab 90 —", f"# Lab {name[:2]} —") if name != "99-title" else text
             (folder / "README.md").write_text(text, encoding="utf-8")
             (folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n", encoding="utf-8")
-            if name in ("86-flat", "87-nohints", "88-hints", "89-hints"):
+            if name in ("81-sketch", "82-copied", "86-flat", "87-nohints", "88-hints", "89-hints"):
                 (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
+            (folder / "figures").mkdir()
+            (folder / "figures" / "measured.txt").write_text(MEASURED, encoding="utf-8")
+            (folder / "figures" / "then-and-now.csv").write_text(THEN_AND_NOW, encoding="utf-8")
+            (folder / "figures" / "then-and-now.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n",
+                                                                 encoding="utf-8")
+            (root / "solutions" / name).mkdir(parents=True)
+            (root / "solutions" / name / "lab.cu").write_text(REFERENCE, encoding="utf-8")
+            answers = ANSWERS.replace("### Table question 1", "### Table question 2") if name == "77-answers" else ANSWERS
+            (root / "solutions" / name / "ANSWERS.md").write_text(answers, encoding="utf-8")
         for name, _, expected in cases:
             problems, _, _ = check_all(root, [name])
             for line in problems:
