@@ -15,6 +15,12 @@ What it does, in build order:
      reference solution is in this tree), folded; a site for students (the
      tag ``student``: ``build_docs.py --student``, or a tree without
      solutions/) has no walkthrough section at all;
+   - ``labs/NN-name-measurements.md`` where labs/NN-name/measurements.md
+     exists (the long discussion of the measured tables, which the handout
+     links) and, on a site with the solutions, ``labs/NN-name-answers.md``
+     from solutions/NN-name/ANSWERS.md; both sit under the lab's page in the
+     navigation, and ``labs/_answers.md`` lists the answer pages for the
+     instructor guide;
    - ``labs/index.md`` and ``labs/_map.md`` (the map of the ten labs, from
      docs/lab_map.json, their points from grader/rubric.json, and the folders
      that exist; each node of the graph links to its lab's page);
@@ -298,6 +304,36 @@ class ApiIndex:
         return out
 
 
+def sub_pages(lab: Path, student_site: bool) -> dict[str, str]:
+    """The pages of a lab besides its main page: {page name: the Markdown file it includes}.
+    labs/NN-name/measurements.md (the long discussion of the measured tables) on every site;
+    solutions/NN-name/ANSWERS.md (answers for instructors) on a site with the solutions."""
+    pages = {}
+    if (lab / "measurements.md").is_file():
+        pages[f"{lab.name}-measurements"] = f"../../labs/{lab.name}/measurements.md"
+    answers = ROOT / "solutions" / lab.name / "ANSWERS.md"
+    if not student_site and answers.is_file():
+        pages[f"{lab.name}-answers"] = f"../../solutions/{lab.name}/ANSWERS.md"
+    return pages
+
+
+def sub_page(folder: str, name: str, include: str) -> str:
+    kind = name[len(folder) + 1:]
+    return "\n".join([GENERATED_NOTE, f"(lab-{folder}-{kind})=", f"```{{include}} {include}", ":relative-images:",
+                      "```", ""])
+
+
+def answers_fragment(present: dict[str, Path], student_site: bool) -> str:
+    """The instructor guide's list of the answer pages (labs/_answers.md)."""
+    lines = [GENERATED_NOTE]
+    listed = [(folder, handout_title(lab) or folder) for folder, lab in present.items()
+              if f"{folder}-answers" in sub_pages(lab, student_site)]
+    if not listed:
+        return "\n".join(lines + ["The answers are not part of this copy of the workbook (it has no `solutions/`).", ""])
+    lines += [f"- [{md_escape(title)}](labs/{folder}-answers.md)" for folder, title in listed]
+    return "\n".join(lines + [""])
+
+
 def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex, student_site: bool) -> str:
     folder = lab.name
     number = folder[:2]
@@ -322,6 +358,9 @@ def lab_page(lab: Path, rubric: dict, planned: dict, api: ApiIndex, student_site
 
     out.append(rubric_section(folder, rubric.get(folder)))
 
+    pages = sub_pages(lab, student_site)
+    if pages:  # in the navigation under this lab; the handout links the measurements page
+        out += ["```{toctree}", ":hidden:", "", *pages, "```", ""]
     if student_site:
         return "\n".join(out)  # a site for students: no walkthrough, not even its heading
     out += [f"(lab-{folder}-walkthrough)=", "## Reference solution walkthrough", ""]
@@ -433,6 +472,11 @@ def generate_pages(app: Sphinx, xml_dir: Path) -> None:
         page = labs_dir / f"{folder}.md"
         write_if_changed(page, lab_page(lab, rubric, planned.get(folder[:2], {}), api, student_site))
         wanted.add(page.name)
+        for name, include in sub_pages(lab, student_site).items():
+            write_if_changed(labs_dir / f"{name}.md", sub_page(folder, name, include))
+            wanted.add(f"{name}.md")
+    write_if_changed(labs_dir / "_answers.md", answers_fragment(present, student_site))
+    wanted.add("_answers.md")
     write_if_changed(labs_dir / "_map.md", map_fragment(present, rubric))
     walkthroughs = "" if student_site else (
         " and, for self-study, a walkthrough of the reference solution, folded at the end")
@@ -469,8 +513,11 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
     refdoc = node.get("refdoc", env.docname)
     base = None
     parts = refdoc.split("/")
-    if len(parts) == 2 and parts[0] == "labs" and (ROOT / "labs" / parts[1]).is_dir():
-        base = ROOT / "labs" / parts[1]  # a handout: links are relative to its folder
+    lab_of_page = re.sub(r"-(measurements|answers)$", "", parts[1]) if len(parts) == 2 else ""
+    if len(parts) == 2 and parts[0] == "labs" and parts[1].endswith("-answers"):
+        base = ROOT / "solutions" / lab_of_page  # ANSWERS.md: links relative to its folder
+    elif len(parts) == 2 and parts[0] == "labs" and (ROOT / "labs" / lab_of_page).is_dir():
+        base = ROOT / "labs" / lab_of_page  # a handout or its measurements page: relative to the lab's folder
     else:
         base = (Path(app.srcdir) / refdoc).parent
     try:
@@ -482,12 +529,17 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
         return None  # a broken link: Sphinx warns
     docname, anchor = None, ""
     match = re.match(r"^labs/(\d\d-[^/]+)/(.*)$", rel)
-    if rel in SPECIAL_PAGES:
+    answers = re.match(r"^solutions/(\d\d-[^/]+)/ANSWERS\.md$", rel)
+    if answers:
+        docname = f"labs/{answers.group(1)}-answers"
+    elif rel in SPECIAL_PAGES:
         docname, anchor = SPECIAL_PAGES[rel]
     elif match and f"labs/{match.group(1)}" in env.found_docs:
         folder, rest = match.groups()
         if rest in ("", "README.md"):
             docname = f"labs/{folder}"
+        elif rest == "measurements.md":
+            docname = f"labs/{folder}-measurements"
         elif rest.endswith((".cuh", ".hpp")) and "/" not in rest:
             docname, anchor = f"labs/{folder}", f"lab-{folder}-api"
     if docname and docname in env.found_docs:
