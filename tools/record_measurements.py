@@ -3,6 +3,7 @@
 the one source every measured number of a handout is quoted from.
 
     python3 tools/record_measurements.py DIR --date YYYY-MM-DD [LAB ...]
+    python3 tools/record_measurements.py --self-test
 
 DIR is what the bench left (build/<preset>/bench/solution/): LAB.txt, the
 experiment's printed output (its first line names the GPU), LAB.csv, the
@@ -21,13 +22,16 @@ shows only the charts its author chose.
 tools/check_handouts.py then checks every measured figure a handout, its
 walkthrough, its measurements page and its answers quote against these files.
 The date is a required argument because the bench output carries none; take
-it from the run (the device log's `date -u`).
+it from the run (the device log's `date -u`). --self-test records a made-up
+run into a scratch tree and checks every file it writes (ctest:
+recording_measurements_keeps_the_run).
 """
 from __future__ import annotations
 
 import argparse
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +85,48 @@ def record_lab(folder: Path, lab: str, date: str, root: Path) -> list[str]:
     return notes
 
 
+def self_test() -> int:
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        run, root = Path(tmp) / "run", Path(tmp) / "root"
+        run.mkdir()
+        figures = root / "labs" / "90-lab" / "figures"
+        figures.mkdir(parents=True)
+        (run / "90-lab.txt").write_text("GPU: NVIDIA H200, compute capability 9.0\n| kernel | 0.2789 |\n", encoding="utf-8")
+        (run / "90-lab.csv").write_text("lab,table,implementation,n,median_ms,min_ms,max_ms,samples,rate,unit\n",
+                                        encoding="utf-8")
+        (run / "90-lab-sweep.csv").write_text("# title: 90-lab, sweep: GB/s against n\n# source: ./workbook bench "
+                                              "--all, NVIDIA H200\nseries,x,y\na,1,2\n", encoding="utf-8")
+        (run / "90-lab-other.csv").write_text("# title: 90-lab, other: GB/s against n\nseries,x,y\n", encoding="utf-8")
+        (figures / "sweep.csv").write_text("# title: 90-lab, sweep: GB/s against n\n# source: old run\nseries,x,y\n",
+                                           encoding="utf-8")
+        notes = record_lab(run, "90-lab", "2026-11-26", root)
+        source = f"{COMMAND}, NVIDIA H200, 2026-11-26"
+        measured = (figures / "measured.txt").read_text(encoding="utf-8")
+        if measured != f"# recorded: {source}\nGPU: NVIDIA H200, compute capability 9.0\n| kernel | 0.2789 |\n":
+            failures.append(f"measured.txt is {measured!r}")
+        if not (figures / "measured.csv").read_text(encoding="utf-8").startswith(f"# source: {source}\nlab,table"):
+            failures.append("measured.csv does not start with its source line and the columns")
+        chart = (figures / "sweep.csv").read_text(encoding="utf-8")
+        if f"# source: {source}\n" not in chart or "a,1,2" not in chart:
+            failures.append(f"the chart of the same title was not replaced with the run's source: {chart!r}")
+        if (figures / "other.csv").exists() or not any("not copied" in note for note in notes):
+            failures.append("a chart no figure shows was copied, or not reported")
+        try:
+            gpu_name("no GPU line")
+            failures.append("an output without a GPU line was accepted")
+        except ValueError:
+            pass
+    for failure in failures:
+        print(f"self-test FAILED: {failure}", file=sys.stderr)
+    if not failures:
+        print("self-test: a made-up run was recorded with its GPU and date, its chart replaced, the other listed")
+    return 1 if failures else 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("labs", nargs="*")
