@@ -80,8 +80,9 @@ __global__ void warp_output_positions(const int* in, std::size_t n, KeepIf keep,
   // HOLE: i < n, yet every lane that kFullMask names executes every *_sync call.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool is_kept = i < n && keep(in[i]);
-  // All 32 lanes exist (blocks are whole warps) and all get here, so kFullMask
-  // is the truth; a mask naming a lane that has left would be undefined behaviour.
+  // All 32 lanes exist (blocks are whole warps) and all vote before any returns, so
+  // kFullMask names exactly the lanes that take part. (CUDA's rule: every lane named in
+  // the mask that has not exited must execute this same call; an exited lane adds a 0 bit.)
   const unsigned kept = __ballot_sync(kFullMask, is_kept);
   if (i >= n) return;
   const int lane = lane_index();
