@@ -137,7 +137,7 @@ def draw(path: Path) -> str:
     axes.set_title(header["title"])
     axes.grid(True, linewidth=0.3)
     axes.legend(fontsize=9)
-    figure.text(0.01, 0.01, f"Measured: {header['source']}", fontsize=7, color="dimgray")
+    figure.text(0.01, 0.01, f"Source: {header['source']}", fontsize=7, color="dimgray")
     figure.tight_layout(rect=(0, 0.03, 1, 1))
     out = io.StringIO()
     figure.savefig(out, format="svg", metadata={"Date": None})
