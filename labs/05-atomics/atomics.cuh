@@ -106,6 +106,13 @@ __host__ __device__ inline int find_first_set(unsigned bits) {
 /// the host and copied with cudaMemcpy, or live in mapped host memory that
 /// the device reads and writes directly.
 ///
+/// Every counter starts on a cache-line boundary (alignas(kCacheLineBytes)):
+/// that is what makes a packed counter exactly one 128-byte line and puts each
+/// slot of a padded counter at the start of a line of its own, wherever the
+/// object lives (a `__device__` global, the stack, a std::vector, cudaMalloc,
+/// cudaHostAlloc). Without it a packed counter could straddle two lines. A
+/// counter smaller than a line (8 slots) is padded to a whole line.
+///
 /// Its member functions are defined in atomics.cu, which instantiates the
 /// counter for (32, kPackedPitch), (32, kPaddedPitch) and (8, kPackedPitch);
 /// device code in other files cannot call them (the lab is compiled without
@@ -115,7 +122,7 @@ __host__ __device__ inline int find_first_set(unsigned bits) {
 /// @tparam Pitch Words from one slot to the next: kPackedPitch puts the slots
 ///         side by side, kPaddedPitch gives each slot a 128-byte line.
 template <int Slots, int Pitch>
-struct ParallelCounter {
+struct alignas(kCacheLineBytes) ParallelCounter {
   static_assert(Slots >= 1 && Pitch >= 1, "a counter needs at least one slot, one word apart");
 
   /// @brief The storage: slot s is words[word_of_slot(s)]; the words between
@@ -164,6 +171,7 @@ using PackedCounter = ParallelCounter<kCounterSlots, kPackedPitch>;
 using PaddedCounter = ParallelCounter<kCounterSlots, kPaddedPitch>;
 
 /// @brief A smaller counter, 8 slots side by side: four lanes share a slot.
+/// Its 32 bytes of slots are padded to one 128-byte line by the alignment.
 using EightSlotCounter = ParallelCounter<8, kPackedPitch>;
 
 // What makes one object usable on the host, on the device and in between:
@@ -172,6 +180,8 @@ static_assert(std::is_trivially_copyable_v<PackedCounter> && std::is_standard_la
               "a PackedCounter must be copyable byte by byte between host and device");
 static_assert(std::is_trivially_copyable_v<PaddedCounter> && std::is_standard_layout_v<PaddedCounter>,
               "a PaddedCounter must be copyable byte by byte between host and device");
+static_assert(alignof(PackedCounter) == kCacheLineBytes && alignof(PaddedCounter) == kCacheLineBytes,
+              "a counter starts on a cache-line boundary");
 static_assert(sizeof(PackedCounter) == kCacheLineBytes, "a packed counter fills one cache line");
 static_assert(sizeof(PaddedCounter) == kCounterSlots * kCacheLineBytes,
               "a padded counter has a line per slot");

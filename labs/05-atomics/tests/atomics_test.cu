@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -56,6 +57,54 @@ TEST(ParallelCounterLayout, PaddedSlotsAreACacheLineApart) {
     EXPECT_EQ(PaddedCounter::word_of_slot(s) * sizeof(unsigned), std::size_t(s) * kCacheLineBytes)
         << "slot " << s << " should start " << s << " cache lines into the counter";
   }
+}
+
+// sizeof alone does not make a counter one line: 128 bytes that start at byte
+// 64 of a line straddle two. The header aligns every counter to a line; these
+// two tests check the type and where real objects land.
+bool starts_a_line(const void* address) {
+  return reinterpret_cast<std::uintptr_t>(address) % kCacheLineBytes == 0;
+}
+
+TEST(ParallelCounterLayout, CountersAreAlignedToACacheLine) {
+  EXPECT_EQ(alignof(PackedCounter), std::size_t{kCacheLineBytes});
+  EXPECT_EQ(alignof(PaddedCounter), std::size_t{kCacheLineBytes});
+  EXPECT_EQ(alignof(EightSlotCounter), std::size_t{kCacheLineBytes});
+  EXPECT_EQ(offsetof(PackedCounter, words), std::size_t{0}) << "the slots start where the counter starts";
+  EXPECT_EQ(offsetof(PaddedCounter, words), std::size_t{0}) << "the slots start where the counter starts";
+  // Objects on the stack, side by side in an array and in a std::vector (heap).
+  PackedCounter packed[3];
+  PaddedCounter padded[2];
+  const std::vector<PackedCounter> packed_on_heap(3);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_TRUE(starts_a_line(&packed[k])) << "PackedCounter packed[" << k << "] on the stack";
+    EXPECT_TRUE(starts_a_line(&packed_on_heap[k])) << "PackedCounter " << k << " of a std::vector";
+  }
+  for (int k = 0; k < 2; ++k) EXPECT_TRUE(starts_a_line(&padded[k])) << "PaddedCounter padded[" << k << "]";
+}
+
+TEST(ParallelCounterLayout, PaddedSlotsAreAlignedEachAtTheStartOfItsOwnLine) {
+  // Byte offsets of the slots inside the type, then addresses in a real object.
+  for (int s = 0; s + 1 < kCounterSlots; ++s) {
+    const std::size_t offset =
+        offsetof(PaddedCounter, words) + PaddedCounter::word_of_slot(s) * sizeof(unsigned);
+    const std::size_t next =
+        offsetof(PaddedCounter, words) + PaddedCounter::word_of_slot(s + 1) * sizeof(unsigned);
+    EXPECT_EQ(offset % kCacheLineBytes, std::size_t{0}) << "slot " << s << " starts at byte " << offset;
+    EXPECT_EQ(next - offset, std::size_t{kCacheLineBytes}) << "slots " << s << " and " << s + 1;
+  }
+  PaddedCounter padded;
+  for (int s = 0; s < kCounterSlots; ++s) {
+    EXPECT_TRUE(starts_a_line(&padded.words[PaddedCounter::word_of_slot(s)]))
+        << "slot " << s << " of a PaddedCounter on the stack should start a 128-byte line";
+  }
+  PackedCounter packed;
+  const auto line_of = [](const void* address) {
+    return reinterpret_cast<std::uintptr_t>(address) / kCacheLineBytes;
+  };
+  EXPECT_EQ(line_of(&packed.words[PackedCounter::word_of_slot(0)]),
+            line_of(&packed.words[PackedCounter::word_of_slot(kCounterSlots - 1)]))
+      << "the first and the last slot of a PackedCounter should share one 128-byte line";
 }
 
 TEST(ParallelCounterLayout, ACounterCopiedByteByByteKeepsItsValue) {
