@@ -53,9 +53,18 @@ def title_of(path: Path) -> str | None:
     return None
 
 
-def with_source(chart: str, source: str) -> str:
+# Header lines a handout's author adds to a chart (tools/charts.py) that a run does not write: kept.
+KEPT_HEADER_KEYS = ("yscale", "xticks", "kind")
+
+
+def with_source(chart: str, source: str, existing: str = "") -> str:
+    """The run's chart with its source line, and the existing figure's own presentation lines."""
     lines = [f"# source: {source}" if line.startswith("# source:") else line for line in chart.splitlines()]
-    return "\n".join(lines) + "\n"
+    keys = {line[2:].split(":")[0] for line in lines if line.startswith("# ")}
+    kept = [line for line in existing.splitlines()
+            if line.startswith("# ") and line[2:].split(":")[0] in KEPT_HEADER_KEYS and line[2:].split(":")[0] not in keys]
+    header_end = next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))
+    return "\n".join(lines[:header_end] + kept + lines[header_end:]) + "\n"
 
 
 def record_lab(folder: Path, lab: str, date: str, root: Path) -> list[str]:
@@ -80,7 +89,8 @@ def record_lab(folder: Path, lab: str, date: str, root: Path) -> list[str]:
         if target is None:
             notes.append(f"{lab}: chart '{title}' ({chart.name}) is in no figure of the handout; not copied")
             continue
-        target.write_text(with_source(chart.read_text(encoding="utf-8"), source), encoding="utf-8")
+        target.write_text(with_source(chart.read_text(encoding="utf-8"), source, target.read_text(encoding="utf-8")),
+                          encoding="utf-8")
         notes.append(f"{lab}: {target.name} <- {chart.name}")
     return notes
 
@@ -98,8 +108,8 @@ def self_test() -> int:
         (run / "90-lab-sweep.csv").write_text("# title: 90-lab, sweep: GB/s against n\n# source: ./workbook bench "
                                               "--all, NVIDIA H200\nseries,x,y\na,1,2\n", encoding="utf-8")
         (run / "90-lab-other.csv").write_text("# title: 90-lab, other: GB/s against n\nseries,x,y\n", encoding="utf-8")
-        (figures / "sweep.csv").write_text("# title: 90-lab, sweep: GB/s against n\n# source: old run\nseries,x,y\n",
-                                           encoding="utf-8")
+        (figures / "sweep.csv").write_text("# title: 90-lab, sweep: GB/s against n\n# source: old run\n# yscale: log\n"
+                                           "series,x,y\n", encoding="utf-8")
         notes = record_lab(run, "90-lab", "2026-11-26", root)
         source = f"{COMMAND}, NVIDIA H200, 2026-11-26"
         measured = (figures / "measured.txt").read_text(encoding="utf-8")
@@ -108,8 +118,8 @@ def self_test() -> int:
         if not (figures / "measured.csv").read_text(encoding="utf-8").startswith(f"# source: {source}\nlab,table"):
             failures.append("measured.csv does not start with its source line and the columns")
         chart = (figures / "sweep.csv").read_text(encoding="utf-8")
-        if f"# source: {source}\n" not in chart or "a,1,2" not in chart:
-            failures.append(f"the chart of the same title was not replaced with the run's source: {chart!r}")
+        if f"# source: {source}\n" not in chart or "a,1,2" not in chart or "# yscale: log\n" not in chart:
+            failures.append(f"the chart of the same title was not replaced with the run's source (keeping its yscale): {chart!r}")
         if (figures / "other.csv").exists() or not any("not copied" in note for note in notes):
             failures.append("a chart no figure shows was copied, or not reported")
         try:
