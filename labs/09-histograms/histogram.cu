@@ -206,15 +206,20 @@ __host__ __device__ int merge_lane(int bin, int step) {
 }
 
 // Why no run-length counting: with a copy per lane two lanes of a warp never
-// share a bank or a word (slot bin * 32 + lane lies in bank lane), so there
-// is no collision left for runs to remove, and counting runs costs a compare
-// and a branch per byte. Measured on the H100 with ./workbook bench --all
-// --solution on 2026-11-25 (2^30 bytes, % of CUB on uniform / four bins in one
-// bank / one bin): this kernel 131 / 156 / 105, the same kernel with runs
-// 59 / 65 / 109 (experiment.cu keeps that variant).
+// share a bank, so runs cannot remove bank conflicts; they only cut the number
+// of atomics, which pays where runs are long (one bin), while every byte pays
+// a compare and a branch, on uniform bytes for runs of length 1. Measured on
+// the H200 with ./workbook bench --all --solution on 2026-11-26 (2^30 bytes,
+// % of CUB on uniform / four bins in one bank / one bin): this kernel
+// 170.4 / 203.0 / 105.2, the same kernel with runs 59.3 / 64.9 / 117.8
+// (experiment.cu keeps that variant). Runs win on one bin only, and lose
+// far more on uniform bytes.
 
-// Four blocks of 256 threads per SM on every GPU the workbook supports
-// (sm_75 has at most 1024 threads per SM): no more than 64 registers per thread.
+// The grid asks for four blocks of 256 threads per SM (kBlocksPerSm): at most
+// 64 registers per thread, so that registers never keep four blocks off an
+// SM, even on sm_75 (1024 threads and 64 K registers per SM). Shared memory
+// may: four blocks' 32 KiB of copies fit an H200's SM, an sm_75 SM (64 KiB)
+// holds two.
 constexpr int kLaneCopiesMinBlocksPerSm = 4;
 
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)

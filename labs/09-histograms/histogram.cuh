@@ -61,7 +61,7 @@ constexpr int kThreadsPerBlock = 256;
 constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
 
 /// @brief Bytes of one vector load: a uint4, the widest load a thread can
-/// issue. One warp instruction then reads 512 consecutive bytes.
+/// issue on the H200. One warp instruction then reads 512 consecutive bytes.
 constexpr int kVectorBytes = 16;
 
 /// @brief Bytes a block reads in one step of a grid-stride loop with one
@@ -268,21 +268,22 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins);
 
 /// @brief Where the count of @p bin for lane @p lane lives in the kLaneCopySlots
-/// shared counts of count_bytes_lane_copies: the 32 copies of a bin side by
-/// side, so that the 32 lanes of a warp always touch 32 different banks,
-/// whatever bins they count.
+/// shared counts of count_bytes_lane_copies: a different slot for every
+/// (bin, lane), and whatever bins the 32 lanes of a warp count, their 32
+/// slots lie in 32 different banks.
 /// @param[in] bin 0 to kBins - 1.
 /// @param[in] lane 0 to kLaneCopies - 1.
-/// @return bin * kLaneCopies + lane.
+/// @return A slot, 0 to kLaneCopySlots - 1.
 __host__ __device__ int lane_copy_slot(int bin, int lane);
 
 /// @brief Which lane's copy the thread merging @p bin reads at step @p step
-/// (0 to 31) of the merge. Thread k merges bin k; the 32 threads of a warp
-/// read 32 different banks at every step, and over the 32 steps each thread
-/// reads every copy of its bin once.
+/// (0 to 31) of the merge. Thread k merges bin k; at every step the 32
+/// threads of a warp (32 consecutive bins) read 32 different banks, at
+/// lane_copy_slot(bin, merge_lane(bin, step)), and over the 32 steps each
+/// thread reads every copy of its bin once.
 /// @param[in] bin 0 to kBins - 1.
 /// @param[in] step 0 to kLaneCopies - 1.
-/// @return (bin + step) % kLaneCopies.
+/// @return A lane, 0 to kLaneCopies - 1: the copy of @p bin read at @p step.
 __host__ __device__ int merge_lane(int bin, int step);
 
 /// @brief The reference's fast 256-bin histogram. Each block keeps
