@@ -1,8 +1,9 @@
 // Lab 10: linear BVH. This is your file: fill in each TODO, then run
 //   ./workbook grade lbvh
 // The handout is labs/10-lbvh/README.md. The sort is written for you
-// (sort_pairs_by_code() in lbvh.cuh): call it, and do not include
-// lbvh_sort.cuh, CUB or Thrust here: the grader refuses a file that does.
+// (sort_pairs_by_code(), declared in lbvh.cuh, defined in lbvh_sort.cuh):
+// call it, and do not include lbvh_sort.cuh, CUB or Thrust here: the
+// grader refuses a file that does.
 #include <stdexcept>
 #include <string>
 

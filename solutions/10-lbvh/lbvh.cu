@@ -3,8 +3,9 @@
 // STUDENT-ONLY: Lab 10: linear BVH. This is your file: fill in each TODO, then run
 // STUDENT-ONLY:   ./workbook grade lbvh
 // STUDENT-ONLY: The handout is labs/10-lbvh/README.md. The sort is written for you
-// STUDENT-ONLY: (sort_pairs_by_code() in lbvh.cuh): call it, and do not include
-// STUDENT-ONLY: lbvh_sort.cuh, CUB or Thrust here: the grader refuses a file that does.
+// STUDENT-ONLY: (sort_pairs_by_code(), declared in lbvh.cuh, defined in lbvh_sort.cuh):
+// STUDENT-ONLY: call it, and do not include lbvh_sort.cuh, CUB or Thrust here: the
+// STUDENT-ONLY: grader refuses a file that does.
 #include <stdexcept>
 #include <string>
 
