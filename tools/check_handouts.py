@@ -40,6 +40,7 @@ from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import handout_rules  # noqa: E402  (the rules beyond the outline: figures, sketches, answers, references)
+from handout_rules import FENCE, NUMBERED  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTLINE_SECTION = "Handout outline"
@@ -52,9 +53,7 @@ HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|a sk
 HINT_GROUP_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: its three hints</summary>")
 MIN_QUESTIONS, MAX_QUESTIONS = 4, 6  # CONTRIBUTING.md, "Handout outline", item "Check yourself"
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-NUMBERED = re.compile(r"^(\d+)\.[ \t]")
 OUTLINE_ITEM = re.compile(r"^\d+\.\s+`##\s+([^`]+?)\s*`")
 DIRECTIVE_IMAGE = re.compile(r"^ {0,3}(?:`{3,}|~{3,}|:{3,})\{(?:figure|image)\}\s+(\S+)")
 MARKDOWN_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\s*\)")
