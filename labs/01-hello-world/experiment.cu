@@ -43,21 +43,23 @@ void bandwidth_and_lanes(const workbook::DeviceInfo& gpu) {
   const int n = 1 << 26;  // the largest test's size
   const double bytes = static_cast<double>(n) * sizeof(hello::ThreadRecord);
   workbook::DeviceBuffer<hello::ThreadRecord> records(n);
-  const workbook::TimingResult timing = workbook::time_gpu(
-      [&](cudaStream_t) { hello::launch_record_thread_ids(records.data(), n, 256); });
+  const workbook::TimingResult timing =
+      workbook::time_gpu([&](cudaStream_t) { hello::launch_record_thread_ids(records.data(), n, 256); });
   const double gbps = workbook::gigabytes_per_second(bytes, timing.median_ms);
-  std::printf("record_thread_ids, n = 2^26, 256 threads per block: %.1f MB written in %.3f ms (%s), "
-              "%.1f GB/s, %.1f%% of the copy\n",
-              bytes / 1e6, timing.median_ms, workbook::spread_text(timing).c_str(), gbps, 100.0 * gbps / copy_gbps);
+  std::printf(
+      "record_thread_ids, n = 2^26, 256 threads per block: %.1f MB written in %.3f ms (%s), "
+      "%.1f GB/s, %.1f%% of the copy\n",
+      bytes / 1e6, timing.median_ms, workbook::spread_text(timing).c_str(), gbps, 100.0 * gbps / copy_gbps);
 
   int clock_khz = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, gpu.id));
   const int lanes = gpu.sm_count * fp32_lanes_per_sm(gpu.compute_major, gpu.compute_minor);
   const double lane_gbps = lanes * 4.0 * clock_khz / 1e6;  // one 4-byte operand per lane per clock
-  std::printf("FP32 lanes: %d SMs x %d = %d, at most %.0f MHz: one float each per clock is %.0f GB/s, "
-              "%.1f times the copy bandwidth\n",
-              gpu.sm_count, fp32_lanes_per_sm(gpu.compute_major, gpu.compute_minor), lanes, clock_khz / 1e3,
-              lane_gbps, lane_gbps / copy_gbps);
+  std::printf(
+      "FP32 lanes: %d SMs x %d = %d, at most %.0f MHz: one float each per clock is %.0f GB/s, "
+      "%.1f times the copy bandwidth\n",
+      gpu.sm_count, fp32_lanes_per_sm(gpu.compute_major, gpu.compute_minor), lanes, clock_khz / 1e3,
+      lane_gbps, lane_gbps / copy_gbps);
 }
 
 int main(int argc, char** argv) {

@@ -33,8 +33,12 @@ __global__ void abc_chunk_per_thread(const float* a, const float* b, const float
 // a * b + c on one float, or on each float of a float2 or float4: the same
 // arithmetic with 32-, 64- or 128-bit loads and stores. The course seminar
 // measured those three widths on a GTX280 (the handout's "Then and now").
-__device__ float abc_of(float a, float b, float c) { return a * b + c; }
-__device__ float2 abc_of(float2 a, float2 b, float2 c) { return make_float2(a.x * b.x + c.x, a.y * b.y + c.y); }
+__device__ float abc_of(float a, float b, float c) {
+  return a * b + c;
+}
+__device__ float2 abc_of(float2 a, float2 b, float2 c) {
+  return make_float2(a.x * b.x + c.x, a.y * b.y + c.y);
+}
 __device__ float4 abc_of(float4 a, float4 b, float4 c) {
   return make_float4(a.x * b.x + c.x, a.y * b.y + c.y, a.z * b.z + c.z, a.w * b.w + c.w);
 }
@@ -43,7 +47,8 @@ __device__ float4 abc_of(float4 a, float4 b, float4 c) {
 template <typename Vector>
 __global__ void abc_vectors(const Vector* a, const Vector* b, const Vector* c, Vector* d, std::size_t count) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride)
     d[i] = abc_of(a[i], b[i], c[i]);
 }
 
