@@ -46,6 +46,9 @@ struct LabRun {
   int processes = 0;               ///< How many times its test program was started (listing excluded).
   std::string log_dir;             ///< Where its logs are.
   std::vector<std::string> logs;   ///< Every test program's log (not the listing's), in run order.
+  /// What the source checks warn about without taking points (a barrier that
+  /// only some threads reach), one line each: "<file>:<line>: ...".
+  std::vector<std::string> warnings;
 };
 
 /// @brief A lab's time limits in seconds, already scaled (see make_time_limits()).

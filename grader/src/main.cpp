@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "barrier_checks.hpp"
 #include "cli.hpp"
 #include "error.hpp"
 #include "glob.hpp"
@@ -218,22 +219,36 @@ bool use_sandbox(SandboxMode mode) {
   return false;
 }
 
-/// One lab: the source checks, its tests, and in sanitizer mode the same
-/// small tests again under each tool (speed tests skipped).
-LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
-                 const Options& options, RunOptions run_options) {
-  // A lab whose source uses what its rubric forbids (the yardstick, say) is
-  // refused without running: its tests would measure the forbidden code.
-  const std::string refusal =
-      check_lab_source(options.solutions ? manifest.source_dir : manifest.student_root, lab,
-                       options.solutions, lab_rubric.forbidden);
-  if (!refusal.empty()) return refused_run(lab.id, refusal);
+/// A lab's tests, and in sanitizer mode the same small tests again under
+/// each tool (speed tests skipped).
+LabRun run_lab_tests(const LabEntry& lab, const LabRubric& lab_rubric, const Options& options,
+                     RunOptions run_options) {
   if (options.sanitize.empty()) return run_lab(lab.id, run_options);
   // A sanitizer slows kernels down; this mode judges memory safety, not speed.
   run_options.select = [](const std::string& test) { return !in_speed_suite(test); };
   run_options.unselected_message = "skipped: speed is not measured in sanitizer mode";
   LabRun run = run_lab(lab.id, run_options);
   if (run.error.empty()) run_sanitizers(options.sanitize, lab_rubric, run_options, run);
+  return run;
+}
+
+/// One lab: the source checks, its tests, and in sanitizer mode the same
+/// small tests again under each tool (speed tests skipped).
+LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
+                 const Options& options, const RunOptions& run_options) {
+  const std::string& source_root = options.solutions ? manifest.source_dir : manifest.student_root;
+  // A lab whose source uses what its rubric forbids (the yardstick, say) is
+  // refused without running: its tests would measure the forbidden code.
+  const std::string refusal = check_lab_source(source_root, lab, options.solutions, lab_rubric.forbidden);
+  if (!refusal.empty()) return refused_run(lab.id, refusal);
+  // A barrier that only some threads reach often passes every test (sm_70
+  // and later), so the source is read for it: a warning, or a refusal where
+  // the rubric says so.
+  const std::vector<BarrierFinding> barriers = check_lab_barriers(source_root, lab, options.solutions);
+  if (!barriers.empty() && lab_rubric.barrier_in_divergent_code == BarrierPolicy::fail)
+    return refused_run(lab.id, barrier_refusal(lab, options.solutions, barriers));
+  LabRun run = run_lab_tests(lab, lab_rubric, options, run_options);
+  for (const BarrierFinding& finding : barriers) run.warnings.push_back(describe_barrier_finding(finding));
   return run;
 }
 

@@ -30,6 +30,7 @@ std::string group_output(const LabRun& run, const GroupScore& group) {
 nlohmann::json gradescope_json(const GradeReport& report) {
   nlohmann::json tests = nlohmann::json::array();
   std::string notes;
+  std::string warnings;
   for (std::size_t i = 0; i < report.runs.size(); ++i) {
     const LabRun& run = report.runs[i];
     const LabScore& score = report.scores[i];
@@ -52,10 +53,12 @@ nlohmann::json gradescope_json(const GradeReport& report) {
                        {"visibility", item.item.visibility},
                        {"output", (item.detail.empty() ? item.summary : item.detail)}});
     }
+    for (const std::string& warning : run.warnings) warnings += run.lab_id + ": " + warning + "\n";
     for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";
     if (!run.error.empty()) notes += run.lab_id + ": " + (run.refused ? "refused: " : "") + run.error + "\n";
   }
   std::string output = header_line(report) + "\n\n" + format_table(report, false);
+  if (!warnings.empty()) output += "\nWarnings (they cost no points):\n" + warnings;
   if (!notes.empty()) output += "\nWhat happened:\n" + notes;
   return {{"score", total_score(report)},
           {"execution_time", report.seconds},

@@ -181,6 +181,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   std::string refused;
   std::string errors;
   std::string speed;
+  std::string warnings;
   std::string notes;
   std::string problems;
   std::string unscored;
@@ -216,6 +217,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
                (item.detail.empty() ? item.summary : item.detail) + " -> " +
                points_text(item.score, item.item.points) + " points\n";
     }
+    for (const std::string& warning : run.warnings) warnings += "  " + run.lab_id + ": " + warning + "\n";
     for (const std::string& note : run.notes) notes += "  " + run.lab_id + ": " + note + "\n";
     for (const GroupScore& group : score.groups) {
       if (!group.problem.empty()) problems += "  " + run.lab_id + ": " + group.problem + "\n";
@@ -232,6 +234,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   section("Labs refused: their source uses what the rubric forbids", refused);
   section("Labs that could not be graded", errors);
   section("Failing tests", failing);
+  section("Warnings (they cost no points)", warnings);
   section("Speed", speed);
   section("What happened", notes);
   section("Rubric problems", problems);

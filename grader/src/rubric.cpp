@@ -184,9 +184,25 @@ void parse_sanitize(const Checker& check, const json& value, const std::string& 
   }
 }
 
+/// "barrier_in_divergent_code": "warn" (the default) or "fail".
+BarrierPolicy parse_barrier_policy(const Checker& check, const json& object, const std::string& where) {
+  const char* const key = "barrier_in_divergent_code";
+  if (!object.contains(key)) return BarrierPolicy::warn;
+  const json& value = object.at(key);
+  if (value == "warn") return BarrierPolicy::warn;
+  if (value == "fail") return BarrierPolicy::fail;
+  check.fail(where + "." + key,
+             std::string("must be \"warn\" (a warning that costs no points) or \"fail\" (the lab scores 0), "
+                         "not ") +
+                 value.dump());
+  return BarrierPolicy::warn;
+}
+
 LabRubric parse_lab(const Checker& check, const json& value, const std::string& where) {
   check.object(value, where);
-  check.known_keys(value, {"title", "timeout_s", "groups", "speed", "forbidden", "sanitize"}, where);
+  check.known_keys(
+      value, {"title", "timeout_s", "groups", "speed", "forbidden", "sanitize", "barrier_in_divergent_code"},
+      where);
   LabRubric lab;
   lab.title = check.string(value, "title", where);
   lab.timeout_s = optional_seconds(check, value, "timeout_s", where).value_or(kDefaultLabTimeoutS);
@@ -208,6 +224,7 @@ LabRubric parse_lab(const Checker& check, const json& value, const std::string& 
     lab.forbidden = parse_forbidden(check, value.at("forbidden"), where + ".forbidden");
   lab.sanitize_gate = sanitizer_tools();
   if (value.contains("sanitize")) parse_sanitize(check, value.at("sanitize"), where + ".sanitize", lab);
+  lab.barrier_in_divergent_code = parse_barrier_policy(check, value, where);
   return lab;
 }
 

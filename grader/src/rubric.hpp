@@ -48,6 +48,13 @@ struct ForbiddenName {
   std::string why;   ///< One line for the student: why, and what to do instead.
 };
 
+/// @brief What a barrier that only some threads reach costs (see
+/// barrier_checks.hpp): the rubric's "barrier_in_divergent_code".
+enum class BarrierPolicy {
+  warn,  ///< A warning in the report, no points taken (the default).
+  fail   ///< The lab is refused, like a forbidden name: it scores 0 and its tests are not run.
+};
+
 /// @brief One lab's rubric.
 struct LabRubric {
   std::string title;                       ///< Human title.
@@ -60,6 +67,8 @@ struct LabRubric {
   std::vector<std::string> sanitize_tests;
   /// Tools whose findings fail tests (default: all four); the others' are notes.
   std::vector<std::string> sanitize_gate;
+  /// What a barrier in divergent code costs: "warn" (default) or "fail".
+  BarrierPolicy barrier_in_divergent_code = BarrierPolicy::warn;
 };
 
 /// @brief The whole rubric.

@@ -778,6 +778,20 @@ void check_file(LabCheck& check, const std::string& relative) {
   }
 }
 
+/// Adds @p relative and the lab-folder files it includes, once each, to @p files.
+void collect_files(LabCheck& check, const std::string& relative, std::vector<std::string>& files) {
+  if (!check.visited.insert(relative).second) return;
+  std::string error;
+  const std::string text = read_whole_file(check.source_dir / relative, error);
+  if (!error.empty()) return;
+  files.push_back(relative);
+  for (const IncludeDirective& include : strip_source(text).includes) {
+    if (include.form == IncludeForm::computed) continue;
+    const std::string next = followed_include(check, relative, include);
+    if (!next.empty()) collect_files(check, next, files);
+  }
+}
+
 std::string refusal(const std::string& file, bool solutions, const std::vector<SourceViolation>& violations) {
   const auto by = [&violations](ForbiddenBy who) {
     return std::any_of(violations.begin(), violations.end(),
@@ -870,6 +884,16 @@ std::string describe_violation(const SourceViolation& violation) {
 
 std::string lab_source_file(const LabEntry& lab, bool solutions) {
   return std::string(solutions ? "solutions/" : "labs/") + lab.id + "/" + lab.base + ".cu";
+}
+
+std::vector<std::string> lab_source_files(const std::string& source_dir, const LabEntry& lab,
+                                          bool solutions) {
+  const std::vector<ForbiddenName> none;
+  LabCheck check{source_dir, {"labs/" + lab.id + "/"}, none, {}, {}, {}};
+  if (solutions) check.folders.push_back("solutions/" + lab.id + "/");
+  std::vector<std::string> files;
+  collect_files(check, lab_source_file(lab, solutions), files);
+  return files;
 }
 
 std::string check_lab_source(const std::string& source_dir, const LabEntry& lab, bool solutions,

@@ -153,6 +153,16 @@ std::string describe_violation(const SourceViolation& violation);
 /// @return The relative path.
 std::string lab_source_file(const LabEntry& lab, bool solutions);
 
+/// @brief The files of a lab that the source checks read: the graded file
+/// (lab_source_file()) and, following their #includes, the files of the lab's
+/// own folders that they include (labs/<id>/, and solutions/<id>/ with
+/// @p solutions). Files that cannot be read are left out.
+/// @param[in] source_dir The source tree.
+/// @param[in] lab The lab.
+/// @param[in] solutions Whether the reference solution is graded.
+/// @return Paths relative to @p source_dir, the graded file first.
+std::vector<std::string> lab_source_files(const std::string& source_dir, const LabEntry& lab, bool solutions);
+
 /// @brief Checks the graded file of a lab, and the files it includes from the
 /// lab's own folder (a student could move the code into a header there),
 /// against the lab's forbidden names and what no student file may use

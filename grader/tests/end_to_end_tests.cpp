@@ -503,6 +503,58 @@ TEST_F(GraderEndToEnd, ForbiddenCallRefusesTheLabAndOtherLabsAreGraded) {
             "not scored: the lab was refused (its source uses what this lab forbids)");
 }
 
+TEST_F(GraderEndToEnd, ABarrierInDivergentCodeWarnsAndCostsPointsOnlyWhenTheRubricSaysFail) {
+  fs::create_directories(dir_ / "labs/03-good");
+  write_file(dir_ / "labs/03-good/good.cu",
+             "__global__ void tree(int* shared) {\n"
+             "  const int t = threadIdx.x;\n"
+             "  for (int s = 1; s < blockDim.x; s *= 2) {\n"
+             "    if (t % (2 * s) == 0) {\n"
+             "      shared[t] += shared[t + s];\n"
+             "      __syncthreads();\n"
+             "    }\n"
+             "  }\n"
+             "}\n");
+  const std::string warning =
+      "labs/03-good/good.cu:6: __syncthreads() inside 'if (t % (2 * s) == 0)' (line 4), whose condition "
+      "depends on the thread index: a barrier inside a branch that only some threads of the block take is "
+      "undefined behaviour (CUDA C++ Programming Guide, __syncthreads)";
+
+  // By default: graded as usual, every point kept, the warning shown.
+  const GraderRun run =
+      grade(manifest_arg() + " good --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("Warnings (they cost no points)\n  03-good: " + warning), std::string::npos)
+      << run.out;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_NEAR(results["score"].get<double>(), 6.0, 1e-9);
+  EXPECT_NE(results["output"].get<std::string>().find("Warnings (they cost no points):\n03-good: " + warning),
+            std::string::npos)
+      << results["output"];
+
+  // "fail": the lab is refused like a forbidden name, with the finding as the reason.
+  set_lab_rubric("03-good", R"({"title": "good", "timeout_s": 60, "barrier_in_divergent_code": "fail",
+                  "groups": [{"name": "all", "tests": ["Good.*"], "points": 4}],
+                  "speed": [{"name": "bandwidth", "test": "GoodSpeed.Fast", "yardstick": "device-to-device copy bandwidth",
+                             "target": 0.75, "floor": 0.4, "points": 4}]})");
+  const GraderRun refused =
+      grade(manifest_arg() + " good --color never --json '" + (dir_ / "f.json").string() + "'");
+  ASSERT_EQ(refused.exit_code, 0) << refused.out << refused.err;
+  const json failed = json::parse(read_file(dir_ / "f.json"));
+  EXPECT_DOUBLE_EQ(failed["score"].get<double>(), 0.0);
+  EXPECT_EQ(
+      (*find_item(failed, "03-good: all"))["output"].get<std::string>().rfind(
+          "refused: labs/03-good/good.cu has a barrier that not every thread reaches, which this lab's "
+          "rubric "
+          "does not accept (\"barrier_in_divergent_code\": \"fail\"), so the lab scores 0 and its tests were "
+          "not run. Move each barrier to where every thread reaches it and grade again:\n- " +
+              warning,
+          0),
+      0u)
+      << failed.dump(2);
+  EXPECT_NE(refused.out.find("03-good  refused"), std::string::npos) << refused.out;
+}
+
 TEST_F(GraderEndToEnd, GradesOneLabChosenByName) {
   const GraderRun run = grade(manifest_arg() + " good --json '" + (dir_ / "r.json").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
