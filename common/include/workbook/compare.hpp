@@ -99,7 +99,7 @@ inline void check_sizes(std::size_t expected, std::size_t got, ComparisonReport&
   }
 }
 
-/// Equal, or the same bits: a poison NaN equals itself.
+// Equal, or the same bits: a poison NaN equals itself.
 template <typename T>
 bool same_value(const T& a, const T& b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -109,13 +109,13 @@ bool same_value(const T& a, const T& b) {
   }
 }
 
-/// Gathers an ErrorShape during a comparison: note(i) at every mismatch, in
-/// index order, then finish() once. Holds references, copies nothing.
+// Gathers an ErrorShape during a comparison: note(i) at every mismatch, in
+// index order, then finish() once. Holds references, copies nothing.
 template <typename T>
 class ShapeTracker {
  public:
-  /// exact: equality decided the comparison, so a neighbour's value or a
-  /// difference means something (not so under a float tolerance).
+  // exact: equality decided the comparison, so a neighbour's value or a
+  // difference means something (not so under a float tolerance).
   ShapeTracker(const std::vector<T>& expected, const std::vector<T>& got, std::size_t compared, bool exact)
       : expected_(expected), got_(got), compared_(compared), exact_(exact) {}
 
