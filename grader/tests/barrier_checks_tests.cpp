@@ -22,12 +22,16 @@
 #include "rubric.hpp"
 #include "scoring.hpp"
 #include "source_checks.hpp"
+#include "source_tree.hpp"
 
 namespace workbook::grader {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using test_tree::read_text;
+using test_tree::real_labs;
+using test_tree::source_tree;
 using Lines = std::vector<std::string>;
 
 /// "line barrier | condition (line) exit" for each finding.
@@ -38,18 +42,6 @@ Lines findings_in(const std::string& text) {
                   std::to_string(f.condition_line) + ")" + (f.exit.empty() ? "" : " " + f.exit));
   }
   return out;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// The workbook's source tree: this file is grader/tests/barrier_checks_tests.cpp.
-fs::path source_tree() {
-  return fs::path(__FILE__).parent_path().parent_path().parent_path();
 }
 
 const char* const kWhy =
@@ -414,21 +406,6 @@ TEST(DivergentBarrierReport, WarningsAreShownAndCostNoPoints) {
 }
 
 // ---- the real labs ----
-
-/// The labs of the top-level CMakeLists.txt: workbook_add_lab(NN-name base).
-std::vector<LabEntry> real_labs() {
-  const std::string text = read_text(source_tree() / "CMakeLists.txt");
-  const std::regex add_lab(R"(workbook_add_lab\(([0-9]{2}-[a-z0-9-]+) ([a-z0-9_]+)\))");
-  std::vector<LabEntry> labs;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), add_lab); it != std::sregex_iterator();
-       ++it) {
-    LabEntry lab;
-    lab.id = (*it)[1];
-    lab.base = (*it)[2];
-    labs.push_back(lab);
-  }
-  return labs;
-}
 
 TEST(DivergentBarrierRealLabs, SkeletonsAndSolutionsHaveNone) {
   const fs::path root = source_tree();

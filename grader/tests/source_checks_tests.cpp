@@ -16,11 +16,15 @@
 #include "manifest.hpp"
 #include "rubric.hpp"
 #include "source_checks.hpp"
+#include "source_tree.hpp"
 
 namespace workbook::grader {
 namespace {
 
 namespace fs = std::filesystem;
+using test_tree::read_text;
+using test_tree::real_labs;
+using test_tree::source_tree;
 
 /// "line name found" for each violation.
 std::vector<std::string> everywhere_in(const std::string& text) {
@@ -33,18 +37,6 @@ std::vector<std::string> everywhere_in(const std::string& text) {
 }
 
 using Lines = std::vector<std::string>;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// The workbook's source tree: this file is grader/tests/source_checks_tests.cpp.
-fs::path source_tree() {
-  return fs::path(__FILE__).parent_path().parent_path().parent_path();
-}
 
 // ---- one hostile file per category ----
 
@@ -331,21 +323,6 @@ TEST_F(EverywhereFiles, ALabWithoutSourcesIsGradedUnlessItForbidsNamesOfItsOwn) 
 }
 
 // ---- the real labs ----
-
-/// The labs of the build, from the top-level CMakeLists.txt: workbook_add_lab(NN-name base).
-std::vector<LabEntry> real_labs() {
-  const std::string text = read_text(source_tree() / "CMakeLists.txt");
-  const std::regex add_lab(R"(\nworkbook_add_lab\(([0-9]{2}-[a-z0-9-]+)\s+([a-z0-9_]+)\))");
-  std::vector<LabEntry> labs;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), add_lab); it != std::sregex_iterator();
-       ++it) {
-    LabEntry lab;
-    lab.id = (*it)[1];
-    lab.base = (*it)[2];
-    labs.push_back(lab);
-  }
-  return labs;
-}
 
 TEST(EverywhereRealLabs, SkeletonsAndSolutionsAreNotRefused) {
   const fs::path root = source_tree();
