@@ -97,6 +97,12 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--no-sandbox") {
       no_value();
       options.sandbox = SandboxMode::off;
+    } else if (name == "--explain") {
+      no_value();
+      options.explain = ExplainMode::all;
+    } else if (name == "--no-explain") {
+      no_value();
+      options.explain = ExplainMode::off;
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
@@ -160,6 +166,13 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
                       initcheck; default all, or e.g. --sanitize=memcheck,racecheck):
                       a finding fails the test it happened in; speed tests are
                       skipped; time limits stretch with each tool's slowdown
+--explain             run each measured speed item once more under Nsight Compute
+                      (ncu) and say why it is as fast as it is: the bytes it
+                      moved against what the task needs, how it reads memory,
+                      occupancy, where warps wait, and the likely cause with the
+                      handout section about it. By default only the items below
+                      their target are explained; no score changes either way
+--no-explain          explain nothing (an exam; saves the profiling time)
 --sandbox             run each test program in a bubblewrap sandbox or not at all
                       (the default runs them in one when it can be made here,
                       and otherwise without, after a warning): the system

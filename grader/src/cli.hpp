@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "explain.hpp"
+
 namespace workbook::grader {
 
 /// @brief When to colour the terminal report.
@@ -37,7 +39,8 @@ struct Options {
   bool list_programs = false;  ///< --list-programs: print the test programs the grade needs, run nothing.
   std::vector<std::string> sanitize;             ///< --sanitize: the tools; empty: no sanitizer run.
   SandboxMode sandbox = SandboxMode::automatic;  ///< --sandbox, --no-sandbox.
-  std::vector<std::string> labs;                 ///< Positional lab names; empty: all.
+  ExplainMode explain = ExplainMode::slow;  ///< --explain (all), --no-explain (off); default: slow items.
+  std::vector<std::string> labs;            ///< Positional lab names; empty: all.
 };
 
 /// @brief Parses the command line. Options take "--name value" or "--name=value".

@@ -603,6 +603,7 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
 
   Env env = {{"WORKBOOK_RUBRIC", options.rubric_path}};
   if (options.seed) env.emplace_back("WORKBOOK_SEED", std::to_string(*options.seed));
+  env.insert(env.end(), options.env.begin(), options.env.end());
 
   LabTests tests;
   tests.all_listed = list_tests(options, env, deadline, &run);

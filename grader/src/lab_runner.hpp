@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest_protocol.hpp"
@@ -32,6 +33,8 @@ struct TestResult {
   std::string message;                     ///< Why it failed or was skipped.
   double time_ms = 0;                      ///< Reported duration.
   std::optional<SpeedMetric> speed;        ///< Speed measurement, when reported.
+  /// Why a speed item is slow (--explain, explain.hpp), in report lines; empty when not profiled.
+  std::vector<std::string> explanation;
 };
 
 /// @brief Everything learned from running one lab.
@@ -86,6 +89,8 @@ struct RunOptions {
   std::string work_dir;               ///< Existing directory for logs and result files.
   /// Called as tests finish: (finished, total).
   std::function<void(std::size_t, std::size_t)> progress;
+  /// Set in the program's environment on top of what every run sets.
+  std::vector<std::pair<std::string, std::string>> env;
   /// Put before the program's argv (a sanitizer's command); empty: none.
   std::vector<std::string> wrapper;
   /// Which listed tests to run; empty: all of them.

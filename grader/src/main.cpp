@@ -19,6 +19,7 @@
 #include "barrier_checks.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "explain.hpp"
 #include "glob.hpp"
 #include "gtest_protocol.hpp"
 #include "lab_runner.hpp"
@@ -249,6 +250,11 @@ LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric&
     return refused_run(lab.id, barrier_refusal(lab, options.solutions, barriers));
   LabRun run = run_lab_tests(lab, lab_rubric, options, run_options);
   for (const BarrierFinding& finding : barriers) run.warnings.push_back(describe_barrier_finding(finding));
+  // Why a speed item is slow: its call once more under Nsight Compute, after
+  // the timed runs and outside them (speed is not measured under sanitizers).
+  if (options.sanitize.empty())
+    explain_speed_items(options.explain, manifest.source_dir + "/labs/" + lab.id, lab_rubric, run_options,
+                        run);
   return run;
 }
 

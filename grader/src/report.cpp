@@ -3,6 +3,7 @@
 // report_junit.cpp, report_csv.cpp.
 #include "report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,6 +58,15 @@ void write_output_file(const std::string& path, const std::string& content) {
   out << content;
   out.close();
   if (!out) throw GraderError("cannot write " + path + (error ? " (" + error.message() + ")" : ""));
+}
+
+std::string explanation_text(const LabRun& run, const SpeedScore& item) {
+  const auto test = std::find_if(run.tests.begin(), run.tests.end(),
+                                 [&item](const TestResult& result) { return result.name == item.item.test; });
+  if (test == run.tests.end()) return "";
+  std::string text;
+  for (const std::string& line : test->explanation) text += line + "\n";
+  return text;
 }
 
 }  // namespace workbook::grader

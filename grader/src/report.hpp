@@ -73,6 +73,13 @@ std::vector<std::string> wrap_items(const std::vector<std::string>& items, std::
 /// @return Lines ending in '\n'.
 std::string format_table(const GradeReport& report, bool color);
 
+/// @brief What --explain found for a speed item (TestResult::explanation),
+/// one line each, every line ending in '\n'.
+/// @param[in] run The lab's run.
+/// @param[in] item The speed item.
+/// @return The lines, or "" when the item was not profiled.
+std::string explanation_text(const LabRun& run, const SpeedScore& item);
+
 /// @brief The whole terminal report: header, table, then failing tests, speed
 /// lines, notes and rubric problems.
 /// @param[in] report The report.

@@ -25,6 +25,11 @@ std::string group_output(const LabRun& run, const GroupScore& group) {
   return out;
 }
 
+std::string explanation_output(const LabRun& run, const SpeedScore& item) {
+  const std::string why = explanation_text(run, item);
+  return why.empty() ? "" : "\n\nWhy it is as fast as it is (Nsight Compute, one untimed call):\n" + why;
+}
+
 }  // namespace
 
 nlohmann::json gradescope_json(const GradeReport& report) {
@@ -46,12 +51,13 @@ nlohmann::json gradescope_json(const GradeReport& report) {
     }
     for (const SpeedScore& item : score.speed) {
       const bool passed = item.scored && item.score >= item.item.points - 1e-9;
-      tests.push_back({{"name", run.lab_id + ": " + item.item.name},
-                       {"score", item.score},
-                       {"max_score", item.item.points},
-                       {"status", passed ? "passed" : "failed"},
-                       {"visibility", item.item.visibility},
-                       {"output", (item.detail.empty() ? item.summary : item.detail)}});
+      tests.push_back(
+          {{"name", run.lab_id + ": " + item.item.name},
+           {"score", item.score},
+           {"max_score", item.item.points},
+           {"status", passed ? "passed" : "failed"},
+           {"visibility", item.item.visibility},
+           {"output", (item.detail.empty() ? item.summary : item.detail) + explanation_output(run, item)}});
     }
     for (const std::string& warning : run.warnings) warnings += run.lab_id + ": " + warning + "\n";
     for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";

@@ -31,8 +31,13 @@ std::string junit_xml(const GradeReport& report) {
     for (const TestResult& test : run.tests) {
       cases += "    <testcase classname=\"" + xml_escape(run.lab_id, true) + "\" name=\"" +
                xml_escape(test.name, true) + "\" time=\"" + seconds(test.time_ms / 1000.0) + "\"";
+      // --explain's lines, where the test was profiled: the testcase's own output.
+      std::string why;
+      for (const std::string& line : test.explanation) why += line + "\n";
+      const std::string explained =
+          why.empty() ? "" : "      <system-out>" + xml_escape(why) + "</system-out>\n";
       if (test.status == TestStatus::passed) {
-        cases += "/>\n";
+        cases += explained.empty() ? "/>\n" : ">\n" + explained + "    </testcase>\n";
         continue;
       }
       const std::string summary =
@@ -43,7 +48,7 @@ std::string junit_xml(const GradeReport& report) {
       } else {
         ++failures;
         cases += ">\n      <failure message=\"" + xml_escape(summary, true) + "\">" +
-                 xml_escape(test.message) + "</failure>\n    </testcase>\n";
+                 xml_escape(test.message) + "</failure>\n" + explained + "    </testcase>\n";
       }
     }
     const std::size_t count = run.tests.size() + (run.error.empty() ? 0 : 1);

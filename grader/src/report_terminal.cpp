@@ -181,6 +181,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   std::string refused;
   std::string errors;
   std::string speed;
+  std::string explained;
   std::string warnings;
   std::string notes;
   std::string problems;
@@ -217,6 +218,11 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
                (item.detail.empty() ? item.summary : item.detail) + " -> " +
                points_text(item.score, item.item.points) + " points\n";
     }
+    for (const SpeedScore& item : score.speed) {
+      const std::string why = explanation_text(run, item);
+      if (!why.empty())
+        explained += "  " + paint(run.lab_id + " " + item.item.name, kBold, color) + "\n" + why;
+    }
     for (const std::string& warning : run.warnings) warnings += "  " + run.lab_id + ": " + warning + "\n";
     for (const std::string& note : run.notes) notes += "  " + run.lab_id + ": " + note + "\n";
     for (const GroupScore& group : score.groups) {
@@ -236,6 +242,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   section("Failing tests", failing);
   section("Warnings (they cost no points)", warnings);
   section("Speed", speed);
+  section("Why it is as fast as it is (Nsight Compute, one untimed call; no points depend on it)", explained);
   section("What happened", notes);
   section("Rubric problems", problems);
   section("Tests worth no points", unscored);

@@ -83,6 +83,9 @@ class GraderEndToEnd : public ::testing::Test {
              "Sizes/P.Ok/0=pass,Sizes/P.Ok/1=pass",
              1);
     ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=pass,Good.B=pass,GoodSpeed.Fast=speed:0.575", 1);
+    // GoodSpeed.Fast is below its target, so --explain's default profiles it:
+    // with no ncu, on every machine, unless a test brings a fake one.
+    ::setenv("WORKBOOK_NCU", (dir_ / "no-ncu-here").c_str(), 1);
   }
 
   void TearDown() override {
@@ -819,6 +822,115 @@ TEST_F(GraderEndToEnd, WithoutAGpuExitsWith2AndWritesNoScores) {
   EXPECT_NE(run.err.find("run ./workbook grade on a machine with an NVIDIA GPU"), std::string::npos)
       << run.err;
   EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+// --explain with a stand-in for Nsight Compute: it writes the output ncu
+// printed on the H200 for lab 07's reduce-then-scan (three kernels) to its
+// --log-file and runs the program, whose profile mode writes the record.
+class GraderExplain : public GraderEndToEnd {
+ protected:
+  void SetUp() override {
+    GraderEndToEnd::SetUp();
+    const fs::path ncu = dir_ / "fake-ncu";
+    write_file(
+        ncu,
+        "#!/bin/sh\n# fake-ncu [options] --log-file PATH --metrics LIST PROGRAM ARGS...\n"
+        "while [ $# -gt 0 ]; do case \"$1\" in\n"
+        "  --log-file) log=$2; shift 2;;\n"
+        "  --csv) shift;;\n"
+        "  --*) shift 2;;\n"
+        "  *) break;;\n"
+        "esac; done\n"
+        "if [ -n \"$FAKE_NCU_REFUSE\" ]; then echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have "
+        "permission to access NVIDIA GPU Performance Counters' > \"$log\"; exit 1; fi\n"
+        "cp \"$FAKE_NCU_CSV\" \"$log\"\nexec \"$@\"\n");
+    fs::permissions(ncu, fs::perms::owner_all);
+    ::setenv("WORKBOOK_NCU", ncu.c_str(), 1);
+    const fs::path csv =
+        fs::path(__FILE__).parent_path() / "data" / "ncu" / "h200_lab07_reduce_then_scan.csv";
+    ::setenv("FAKE_NCU_CSV", csv.c_str(), 1);
+    ::unsetenv("FAKE_NCU_REFUSE");
+    fs::create_directories(dir_ / "labs" / "03-good");
+    write_file(dir_ / "labs" / "03-good" / "explain.json",
+               R"({"speed": {"GoodSpeed.Fast": {"bytes_factor": 1, "bytes_are": "8 bytes per element"}},
+                   "see": {"bytes": "the good lab's Speed of light"}})");
+  }
+
+  double score_of(const std::string& options) {
+    const GraderRun run = grade(manifest_arg() + " good --color never " + options + " --json '" +
+                                (dir_ / "r.json").string() + "'");
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    return json::parse(read_file(dir_ / "r.json"))["score"].get<double>();
+  }
+};
+
+TEST_F(GraderExplain, ASlowItemIsProfiledAndExplainedInEveryReportWithTheSameScore) {
+  const double unexplained = score_of("--no-explain");
+  const GraderRun run = grade(manifest_arg() + " good --color never --json '" + (dir_ / "r.json").string() +
+                              "' --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(
+      run.out.find("Why it is as fast as it is (Nsight Compute, one untimed call; no points depend on it)\n"
+                   "  03-good bandwidth\n  your call, the fake call: 3 kernels, DRAM moved 3.20 GB, 1.49x "
+                   "the 2.15 GB it needs (8 bytes per element)"),
+      std::string::npos)
+      << run.out;
+  EXPECT_NE(
+      run.out.find("Likely cause: it moves 1.49x the bytes it needs (8 bytes per element): some data is "
+                   "read or written more often than the task requires. See the good lab's Speed of light."),
+      std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("explain: profiled 1 of 1 speed item(s) under Nsight Compute"), std::string::npos)
+      << run.out;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), unexplained);
+  const json* speed = find_item(results, "03-good: bandwidth");
+  ASSERT_NE(speed, nullptr);
+  EXPECT_NE((*speed)["output"].get<std::string>().find("Why it is as fast as it is"), std::string::npos);
+  EXPECT_NE((*speed)["output"].get<std::string>().find("kernel 3 of 3, scan_ranges"), std::string::npos);
+  EXPECT_NE(
+      testcase(read_file(dir_ / "j.xml"), "GoodSpeed.Fast").find("<system-out>  your call, the fake call"),
+      std::string::npos);
+}
+
+TEST_F(GraderExplain, ByDefaultOnlyItemsBelowTargetAreProfiledAndExplainProfilesEvery) {
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.A=pass,Good.B=pass,GoodSpeed.Fast=speed:0.9", 1);
+  GraderRun run = grade(manifest_arg() + " good --color never");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out.find("explain:"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("Why it is as fast"), std::string::npos) << run.out;
+  run = grade(manifest_arg() + " good --color never --explain");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("Why it is as fast"), std::string::npos) << run.out;
+}
+
+TEST_F(GraderExplain, NoExplainProfilesNothing) {
+  const GraderRun run = grade(manifest_arg() + " good --color never --no-explain");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out.find("explain"), std::string::npos) << run.out;
+}
+
+TEST_F(GraderExplain, CountersThatMayNotBeReadAreOneLineOnWhatToDoAndTheSameScore) {
+  const double unexplained = score_of("--no-explain");
+  ::setenv("FAKE_NCU_REFUSE", "1", 1);
+  const GraderRun run =
+      grade(manifest_arg() + " good --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("03-good: explain: Nsight Compute may not read this GPU's performance counters "
+                         "(ERR_NVGPUCTRPERM)"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("Why it is as fast"), std::string::npos) << run.out;
+  EXPECT_DOUBLE_EQ(json::parse(read_file(dir_ / "r.json"))["score"].get<double>(), unexplained);
+  ::unsetenv("FAKE_NCU_REFUSE");
+}
+
+TEST_F(GraderEndToEnd, WithoutNcuASlowItemGetsANoteAndTheSameScore) {
+  const GraderRun run = grade(manifest_arg() + " good --color never");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("03-good: explain: no Nsight Compute (ncu) here"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("set WORKBOOK_NCU to its path"), std::string::npos) << run.out;
 }
 
 }  // namespace

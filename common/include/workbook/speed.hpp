@@ -25,6 +25,7 @@
 #include <functional>
 #include <string>
 
+#include "workbook/profile_record.hpp"
 #include "workbook/timing.hpp"
 
 namespace workbook::testing {
@@ -89,9 +90,25 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options = 
 /// @return The seed.
 std::uint64_t speed_run_seed(int run);
 
+/// @brief Profile mode, for the grader's --explain: draws the input of run 0,
+/// then, between cudaProfilerStart() and cudaProfilerStop() (what
+/// `ncu --profile-from-start off` profiles), makes one call of the student's
+/// function and one of the yardstick's, each after an empty mark kernel
+/// (`workbook_profile_mark_yours`, `workbook_profile_mark_yardstick`) that
+/// tells their launches apart. Nothing is timed. Writes a JSON record to
+/// @p record_path: the test, what, yardstick, unit, work, min_bytes, and
+/// problem (the check's verdict on that call, "" when right).
+/// @param[in] task The speed item.
+/// @param[in] record_path Where to write the record.
+/// @throws std::invalid_argument when the task lacks a part; std::runtime_error
+/// when the record cannot be written.
+void profile_speed_task(const SpeedTask& task, const std::string& record_path);
+
 /// @brief Measures @p task and grades it against the rubric's target for lab
 /// @p lab_id: a problem fails the test and records no speed (the item scores
-/// nothing), otherwise expect_speed_for() records and judges the ratio.
+/// nothing), otherwise expect_speed_for() records and judges the ratio. With
+/// kProfileRecordEnv set, profiles the task instead (profile_speed_task())
+/// and skips the test.
 /// @param[in] lab_id The lab's folder name.
 /// @param[in] task The speed item.
 /// @param[in] options How long to measure.
