@@ -2,7 +2,7 @@
 # Maintainers' check on a GPU machine: build, the project's tests, the grade of
 # the reference solutions and of the untouched skeletons, and every lab's
 # experiment on the solutions (the figures the handouts quote).
-#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|all]
+#   tools/gpu_checks.sh [LOG_DIR] [tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|explain|all]
 #                                          (default: gpu-check-logs/ all)
 # "tests" runs the build and ./workbook test only, "grades" the build, both
 # grades and the experiments: two shorter runs where one command is time-limited.
@@ -19,6 +19,10 @@
 # "sandbox" is the sandbox issue's demonstration (tools/sandbox_demo.sh),
 # "batch" the class-scale one (tools/batch_demo.sh: run it on two GPUs), "ncu"
 # Nsight Compute's sector and DRAM counts of lab 03's copies (tools/ncu_lab03.sh).
+# "explain" is issue 28's demonstration: the references graded with --explain
+# in the sandbox (no rule may fire), and the wrong solutions that are slow or
+# wrong on purpose under --explain (tools/wrong_solutions.py explain), each of
+# which must be named for its cause.
 # Each step's full output goes to LOG_DIR; a summary is printed at the end.
 # Environment, for a GPU machine reached through a time-limited tool:
 #   GPU_CHECKS_DEADLINE=S   stop starting steps S seconds after the start, and
@@ -32,8 +36,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 logs="${1:-gpu-check-logs}"
 part="${2:-all}"
-case "$part" in tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|all) ;;
-  *) echo "gpu_checks: unknown part '$part' (tests, grades, trust, sanitize, wrong, repeat, sandbox, batch, ncu or all)" >&2; exit 1 ;;
+case "$part" in tests|grades|trust|sanitize|wrong|repeat|sandbox|batch|ncu|explain|all) ;;
+  *) echo "gpu_checks: unknown part '$part' (tests, grades, trust, sanitize, wrong, repeat, sandbox, batch, ncu, explain or all)" >&2; exit 1 ;;
 esac
 wants() {  # wants PART: whether this run includes PART
   [[ "$part" == "$1" || ("$part" == trust && ("$1" == sanitize || "$1" == wrong || "$1" == repeat)) ]]
@@ -78,6 +82,11 @@ if [[ "$part" == sandbox ]]; then  # grade-batch of five, with and without the s
 fi
 if [[ "$part" == ncu || "$part" == all ]]; then
   step ncu-lab03 tools/ncu_lab03.sh build/default/lab03_experiment_solution "$logs/ncu-lab03"
+fi
+if [[ "$part" == explain || "$part" == all ]]; then
+  step explain-solutions ./workbook grade --solutions --sandbox --explain --color never \
+    --json "$logs/explain-results.json"
+  step explain-wrong python3 tools/wrong_solutions.py explain
 fi
 if [[ "$part" == batch ]]; then  # grade-batch of twenty, with 1 and 2 workers
   step batch-demo tools/batch_demo.sh "$logs/batch-demo"

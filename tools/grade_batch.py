@@ -148,6 +148,7 @@ class Settings:
         self.rubric_path = str(Path(args.rubric).resolve()) if args.rubric else None
         rubric, rubric_sha = load_rubric(self.rubric_path or ROOT / "grader" / "rubric.json")
         self.max = max_points(rubric, self.labs)
+        self.no_explain = args.no_explain
         self.timeout_scale = args.timeout_scale
         if self.timeout_scale is not None and not self.timeout_scale > 0:
             raise BatchError("--timeout-scale must be a positive number")
@@ -170,6 +171,8 @@ class Settings:
             out += ["--rubric", self.rubric_path]
         if self.timeout_scale is not None:
             out += ["--timeout-scale", repr(self.timeout_scale)]
+        if self.no_explain:
+            out += ["--no-explain"]
         return out
 
     def cli_args(self, again):
@@ -184,6 +187,8 @@ def add_setting_options(parser):
     parser.add_argument("--seed", help="seed of the generated inputs (your secret one)")
     parser.add_argument("--rubric", help="points and speed targets (default: grader/rubric.json)")
     parser.add_argument("--timeout-scale", type=float, help="multiply every time limit of the grader by X")
+    parser.add_argument("--no-explain", action="store_true",
+                        help="profile no slow speed item under Nsight Compute (an exam; saves its seconds per item)")
     parser.add_argument("--timeout", type=int,
                         help="wall-clock limit of one submission, build and grading, in seconds "
                              "(default: 1200 s for the build plus every lab's budget from the rubric)")
