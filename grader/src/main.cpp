@@ -19,6 +19,7 @@
 #include "barrier_checks.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "failure_analysis.hpp"
 #include "glob.hpp"
 #include "gtest_protocol.hpp"
 #include "lab_runner.hpp"
@@ -232,8 +233,14 @@ LabRun run_lab_tests(const LabEntry& lab, const LabRubric& lab_rubric, const Opt
   return run;
 }
 
-/// One lab: the source checks, its tests, and in sanitizer mode the same
-/// small tests again under each tool (speed tests skipped).
+/// The lab's folder in the source tree (its handout and explain.json); "" for
+/// a build without sources.
+std::string lab_source_dir(const Manifest& manifest, const LabEntry& lab) {
+  return manifest.source_dir.empty() ? "" : manifest.source_dir + "/labs/" + lab.id;
+}
+
+/// One lab: the source checks, its tests, in sanitizer mode the same small
+/// tests again under each tool (speed tests skipped), and what the failures mean.
 LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
                  const Options& options, const RunOptions& run_options) {
   const std::string& source_root = options.solutions ? manifest.source_dir : manifest.student_root;
@@ -248,6 +255,9 @@ LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric&
   if (!barriers.empty() && lab_rubric.barrier_in_divergent_code == BarrierPolicy::fail)
     return refused_run(lab.id, barrier_refusal(lab, options.solutions, barriers));
   LabRun run = run_lab_tests(lab, lab_rubric, options, run_options);
+  // Failing tests are not run again in sanitizer mode: it judges memory
+  // safety, and its runs take long enough.
+  analyze_failures(lab_source_dir(manifest, lab), run_options, options.sanitize.empty(), run);
   for (const BarrierFinding& finding : barriers) run.warnings.push_back(describe_barrier_finding(finding));
   return run;
 }
