@@ -10,6 +10,8 @@ namespace {
 constexpr std::size_t kSmallestTile = 32;
 }  // namespace
 
+// The grader recognises these sentences by their openings
+// (shapes_in_message() in grader/src/failure_analysis.cpp): change both together.
 std::string ErrorShape::sentence(std::size_t compared, std::size_t mismatch_count) const {
   if (mismatch_count == 0) return "";
   // Shifted: every mismatch holds its neighbour's expected value, except at

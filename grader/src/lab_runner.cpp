@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "glob.hpp"
@@ -626,13 +627,28 @@ LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   return run;
 }
 
+std::optional<SizeInName> size_in_name(const std::string& test) {
+  static const std::regex size(R"(/n(\d{1,19})(_\w*)?$)");
+  std::smatch match;
+  if (!std::regex_search(test, match, size)) return std::nullopt;
+  SizeInName found;
+  try {
+    found.size = std::stoull(match[1].str());
+  } catch (const std::out_of_range&) {
+    return std::nullopt;
+  }
+  found.prefix = test.substr(0, static_cast<std::size_t>(match.position(0)));
+  found.suffix = match[2].str();
+  return found;
+}
+
 double test_weight(const std::string& test) {
   // The last parameter of a parameterised test: "/n<digits>" or "/<rows>x<cols>".
-  static const std::regex size(R"(/n(\d+)(?:_\w*)?$)"), shape(R"(/(\d+)x(\d+)$)");
+  static const std::regex shape(R"(/(\d+)x(\d+)$)");
   std::smatch match;
   double elements = 0;
-  if (std::regex_search(test, match, size)) {
-    elements = std::stod(match[1].str());
+  if (const std::optional<SizeInName> sized = size_in_name(test)) {
+    elements = static_cast<double>(sized->size);
   } else if (std::regex_search(test, match, shape)) {
     elements = std::stod(match[1].str()) * std::stod(match[2].str());
   }

@@ -37,6 +37,13 @@ struct TestResult {
   std::vector<std::string> explanation;
 };
 
+/// @brief Where a family of failing tests (one test at several sizes) starts
+/// to fail (failure_analysis.hpp).
+struct SizeFinding {
+  std::string smallest;  ///< The family's smallest failing test, "Suite.Name/n31".
+  std::string text;      ///< One line for the student: the size, the seed, where to start.
+};
+
 /// @brief Everything learned from running one lab.
 struct LabRun {
   std::string lab_id;              ///< e.g. "02-abc".
@@ -52,6 +59,8 @@ struct LabRun {
   /// What the source checks warn about without taking points (a barrier that
   /// only some threads reach), one line each: "<file>:<line>: ...".
   std::vector<std::string> warnings;
+  /// The smallest failing size of each family of failing tests, in listing order.
+  std::vector<SizeFinding> size_findings;
 };
 
 /// @brief A lab's time limits in seconds, already scaled (see make_time_limits()).
@@ -119,6 +128,25 @@ struct RunOptions {
 /// @param[in] options How to run it.
 /// @return The results: one entry per test.
 LabRun run_lab(const std::string& lab_id, const RunOptions& options);
+
+/// @brief The size parameter of a parameterised test's name: "/n<digits>" as
+/// its last part, alone ("Sizes/Abc.Computes/n31") or before the other
+/// parameters ("Sizes/Filter.Keeps/n1000_all_odd").
+struct SizeInName {
+  std::uint64_t size = 0;  ///< The digits.
+  std::string prefix;      ///< The name before "/n": "Sizes/Filter.Keeps".
+  std::string suffix;      ///< What follows the digits: "_all_odd", or "".
+
+  /// @brief The name without its size, the same for every size of one test:
+  /// "Sizes/Filter.Keeps/n*_all_odd".
+  /// @return The family's name.
+  std::string family() const { return prefix + "/n*" + suffix; }
+};
+
+/// @brief Reads the size parameter of a test's name.
+/// @param[in] test The test's full name.
+/// @return The size and the rest of the name; nothing when the name has none.
+std::optional<SizeInName> size_in_name(const std::string& test);
 
 /// @brief How much work a test's name says it does, for dealing tests into
 /// shares: the input size in a parameterised name ("Suite/Test/n67108864",

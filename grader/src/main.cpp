@@ -20,6 +20,7 @@
 #include "cli.hpp"
 #include "error.hpp"
 #include "explain.hpp"
+#include "failure_analysis.hpp"
 #include "glob.hpp"
 #include "gtest_protocol.hpp"
 #include "lab_runner.hpp"
@@ -233,8 +234,14 @@ LabRun run_lab_tests(const LabEntry& lab, const LabRubric& lab_rubric, const Opt
   return run;
 }
 
-/// One lab: the source checks, its tests, and in sanitizer mode the same
-/// small tests again under each tool (speed tests skipped).
+/// The lab's folder in the source tree (its handout and explain.json); "" for
+/// a build without sources.
+std::string lab_source_dir(const Manifest& manifest, const LabEntry& lab) {
+  return manifest.source_dir.empty() ? "" : manifest.source_dir + "/labs/" + lab.id;
+}
+
+/// One lab: the source checks, its tests, in sanitizer mode the same small
+/// tests again under each tool (speed tests skipped), and what the failures mean.
 LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
                  const Options& options, const RunOptions& run_options) {
   const std::string& source_root = options.solutions ? manifest.source_dir : manifest.student_root;
@@ -249,12 +256,14 @@ LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric&
   if (!barriers.empty() && lab_rubric.barrier_in_divergent_code == BarrierPolicy::fail)
     return refused_run(lab.id, barrier_refusal(lab, options.solutions, barriers));
   LabRun run = run_lab_tests(lab, lab_rubric, options, run_options);
+  // Failing tests are not run again in sanitizer mode: it judges memory
+  // safety, and its runs take long enough.
+  analyze_failures(lab_source_dir(manifest, lab), run_options, options.sanitize.empty(), run);
   for (const BarrierFinding& finding : barriers) run.warnings.push_back(describe_barrier_finding(finding));
   // Why a speed item is slow: its call once more under Nsight Compute, after
   // the timed runs and outside them (speed is not measured under sanitizers).
   if (options.sanitize.empty())
-    explain_speed_items(options.explain, manifest.source_dir + "/labs/" + lab.id, lab_rubric, run_options,
-                        run);
+    explain_speed_items(options.explain, lab_source_dir(manifest, lab), lab_rubric, run_options, run);
   return run;
 }
 

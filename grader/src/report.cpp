@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "error.hpp"
+#include "failure_analysis.hpp"
 
 namespace workbook::grader {
 
@@ -48,6 +50,18 @@ std::string first_lines(const std::string& text, std::size_t count) {
   if (at >= text.size()) return text;
   std::string head = text.substr(0, at - 1);
   return head + (count > 1 ? "\n[...]" : " [...]");
+}
+
+std::string message_excerpt(const std::string& message, std::size_t count) {
+  std::vector<std::string> own;
+  std::vector<std::string> added;
+  std::istringstream in(message);
+  for (std::string line; std::getline(in, line);) (is_analysis_line(line) ? added : own).push_back(line);
+  std::string text;
+  for (const std::string& line : own) text += (&line == &own.front() ? "" : "\n") + line;
+  text = first_lines(text, count);
+  for (const std::string& line : added) text += (text.empty() ? "" : "\n") + line;
+  return text;
 }
 
 void write_output_file(const std::string& path, const std::string& content) {

@@ -17,6 +17,9 @@ constexpr std::size_t kMessageLines = 6;
 /// @brief Failing tests listed per lab on the terminal; the rest are counted.
 constexpr std::size_t kFailuresShownPerLab = 10;
 
+/// @brief The title of the smallest failing sizes (LabRun::size_findings) in the reports.
+constexpr const char* kSizeFindingsTitle = "Where the failures start (debug the smallest failing size first)";
+
 /// @brief Columns the terminal table keeps within (the Speed column wraps to fit).
 constexpr std::size_t kTableWidth = 100;
 /// @brief Between a lab's speed figures in the table.
@@ -144,6 +147,14 @@ std::string indent_lines(const std::string& text, const std::string& prefix);
 /// @param[in] count How many lines.
 /// @return The lines.
 std::string first_lines(const std::string& text, std::size_t count);
+
+/// @brief A failing test's message as the reports quote it: its first @p
+/// count lines, then every line the failure analysis added at its end (the
+/// race, the handout's lines: see is_analysis_line()), which are never cut.
+/// @param[in] message The test's message.
+/// @param[in] count How many of the test's own lines.
+/// @return The lines.
+std::string message_excerpt(const std::string& message, std::size_t count = kMessageLines);
 
 /// @brief Writes a file, creating its parent directories.
 /// @param[in] path The file.

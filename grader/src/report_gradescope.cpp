@@ -7,19 +7,31 @@
 namespace workbook::grader {
 namespace {
 
+// The smallest failing sizes of the group's failing families, before the list
+// of its failing tests: where to start.
+std::string size_lines(const LabRun& run, const GroupScore& group) {
+  std::string lines;
+  for (const SizeFinding& finding : run.size_findings) {
+    if (std::find(group.failing.begin(), group.failing.end(), finding.smallest) != group.failing.end())
+      lines += "\n- " + finding.text;
+  }
+  return lines.empty() ? "" : "\n" + std::string(kSizeFindingsTitle) + ":" + lines;
+}
+
 std::string group_output(const LabRun& run, const GroupScore& group) {
   if (!group.problem.empty()) return group.problem;
   if (run.refused) return "refused: " + run.error;
   if (!run.error.empty()) return "the lab could not be graded: " + run.error;
   if (group.failing.empty()) return "all " + std::to_string(group.matched) + " tests passed";
-  std::string out =
-      std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed. Failing:";
+  std::string out = std::to_string(group.passed) + " of " + std::to_string(group.matched) + " tests passed.";
+  out += size_lines(run, group);
+  out += "\nFailing:";
   for (const std::string& name : group.failing) {
     const auto test = std::find_if(run.tests.begin(), run.tests.end(),
                                    [&name](const TestResult& t) { return t.name == name; });
     out += "\n- " + name;
     if (test != run.tests.end() && !test->message.empty())
-      out += "\n" + indent_lines(first_lines(test->message, kMessageLines), "    ");
+      out += "\n" + indent_lines(message_excerpt(test->message), "    ");
     if (!out.empty() && out.back() == '\n') out.pop_back();
   }
   return out;

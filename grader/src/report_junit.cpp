@@ -58,9 +58,11 @@ std::string junit_xml(const GradeReport& report) {
     suites += "  <testsuite name=\"" + xml_escape(run.lab_id, true) + "\" tests=\"" + std::to_string(count) +
               "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"" +
               std::to_string(skipped) + "\" time=\"" + seconds(run.seconds) + "\">\n" + cases;
-    if (!run.notes.empty() || !run.warnings.empty()) {
+    if (!run.notes.empty() || !run.warnings.empty() || !run.size_findings.empty()) {
       std::string notes;
       for (const std::string& warning : run.warnings) notes += "warning: " + warning + "\n";
+      for (const SizeFinding& finding : run.size_findings)
+        notes += "smallest failing size: " + finding.text + "\n";
       for (const std::string& note : run.notes) notes += note + "\n";
       suites += "    <system-out>" + xml_escape(notes) + "</system-out>\n";
     }

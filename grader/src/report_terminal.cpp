@@ -138,6 +138,19 @@ std::string row_lines(const TableRow& row, const TableWidths& widths, bool color
   return out;
 }
 
+// A lab's smallest failing sizes, as many as its failing tests shown.
+std::string size_finding_lines(const LabRun& run) {
+  std::string lines;
+  const std::vector<SizeFinding>& findings = run.size_findings;
+  for (std::size_t i = 0; i < findings.size() && i < kFailuresShownPerLab; ++i)
+    lines += "  " + run.lab_id + ": " + findings[i].text + "\n";
+  if (findings.size() > kFailuresShownPerLab) {
+    lines += "  " + run.lab_id + ": " + std::to_string(findings.size() - kFailuresShownPerLab) +
+             " more (every one is in the --json and --junit reports)\n";
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string speed_figure(const SpeedScore& speed) {
@@ -178,6 +191,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   std::string out = header_line(report) + "\n\n" + format_table(report, color);
 
   std::string failing;
+  std::string sizes;
   std::string refused;
   std::string errors;
   std::string speed;
@@ -207,12 +221,13 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
       }
       ++shown;
       failing += "  " + paint(run.lab_id, kBold, color) + "  " + paint(test.name, kRed, color) + "\n";
-      if (!test.message.empty()) failing += indent_lines(first_lines(test.message, kMessageLines), "      ");
+      if (!test.message.empty()) failing += indent_lines(message_excerpt(test.message), "      ");
     }
     if (hidden > 0) {
       failing += "  " + run.lab_id + ": " + std::to_string(hidden) +
                  " more failing tests (every one is in the --junit and --json reports)\n";
     }
+    sizes += size_finding_lines(run);
     for (const SpeedScore& item : score.speed) {
       speed += "  " + run.lab_id + " " + item.item.name + ": " +
                (item.detail.empty() ? item.summary : item.detail) + " -> " +
@@ -240,6 +255,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   section("Labs refused: their source uses what the rubric forbids", refused);
   section("Labs that could not be graded", errors);
   section("Failing tests", failing);
+  section(kSizeFindingsTitle, sizes);
   section("Warnings (they cost no points)", warnings);
   section("Speed", speed);
   section("Why it is as fast as it is (Nsight Compute, one untimed call; no points depend on it)", explained);

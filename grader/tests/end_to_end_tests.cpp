@@ -582,6 +582,129 @@ TEST_F(GraderEndToEnd, ExitMidTestFailsItAndSpeedNeedsCorrectness) {
   EXPECT_NE(run.out.find("not scored: fails correctness"), std::string::npos) << run.out;
 }
 
+// The failure analysis: a failing test that gives another answer on the same
+// input is named a race, one that gives the same answer is not, and neither
+// changes a status or a score. --no-sandbox: the fake lab counts its runs in a
+// file beside the lab, which the sandbox's private /tmp would hide.
+TEST_F(GraderEndToEnd, AFailingTestThatAnswersDifferentlyWhenRunAgainIsNamedARace) {
+  const std::string flaky = (dir_ / "flaky.count").string();
+  const std::string drift = (dir_ / "drift.count").string();
+  const std::string spec = "Good.Flaky=flaky:" + flaky + ",Good.Drifts=drift:" + drift +
+                           ",Good.Steady=wrong:tail,Good.Fourth=fail,GoodSpeed.Fast=speed:0.9";
+  ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
+  const GraderRun run = grade(manifest_arg() + " good --no-sandbox --seed 42 --color never --json '" +
+                              (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // Three of the four failures ran a second time; the speed test did not.
+  EXPECT_EQ(read_file(flaky), "2\n");
+  EXPECT_EQ(read_file(drift), "2\n");
+  EXPECT_NE(run.out.find("03-good: ran 3 failing tests again on the same input to look for a race ("),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("s): 2 gave another answer, which points to a race (see their messages)"),
+            std::string::npos)
+      << run.out;
+
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(xml.find("<testsuite name=\"03-good\" tests=\"5\" failures=\"4\""), std::string::npos) << xml;
+  const std::string flaky_case = testcase(xml, "Good.Flaky");
+  EXPECT_NE(flaky_case.find("<failure"), std::string::npos) << "its second run passed, yet it failed";
+  EXPECT_NE(
+      flaky_case.find("Two runs, two answers: run again on the same input (seed=42), this test passed."),
+      std::string::npos)
+      << flaky_case;
+  EXPECT_NE(flaky_case.find("./workbook grade 03-good --sanitize=racecheck"), std::string::npos)
+      << flaky_case;
+  EXPECT_NE(testcase(xml, "Good.Drifts")
+                .find("it failed with another answer (2 of 100 elements differed the first time, 3 of 100 "
+                      "the second)"),
+            std::string::npos)
+      << testcase(xml, "Good.Drifts");
+  for (const char* steady : {"Good.Steady", "Good.Fourth"})
+    EXPECT_EQ(testcase(xml, steady).find("Two runs"), std::string::npos) << testcase(xml, steady);
+
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 0.0);  // Still failing: no correctness, no speed.
+  const json* group = find_item(results, "03-good: all");
+  ASSERT_NE(group, nullptr);
+  EXPECT_NE((*group)["output"].get<std::string>().find("Two runs, two answers"), std::string::npos);
+  // The terminal shows the line below the failure's own first lines.
+  EXPECT_NE(run.out.find("      Two runs, two answers: run again on the same input (seed=42), it failed"),
+            std::string::npos)
+      << run.out;
+
+  // When every failure gives the same answer twice, no race is named.
+  ::setenv("FAKE_LAB_TESTS_good_lab", "Good.Steady=wrong:tail,Good.Fourth=fail,GoodSpeed.Fast=speed:0.9", 1);
+  const GraderRun same = grade(manifest_arg() + " good --no-sandbox --color never");
+  ASSERT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("03-good: ran 2 failing tests again on the same input to look for a race ("),
+            std::string::npos)
+      << same.out;
+  EXPECT_NE(same.out.find("s): each gave the same answer"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out.find("Two runs"), std::string::npos) << same.out;
+}
+
+// The smallest failing size of each family, and the handout's line for the
+// shape of the error from the lab's explain.json (found through the
+// manifest's source_dir).
+TEST_F(GraderEndToEnd, AFailureNamesItsSmallestSizeAndTheHandoutsLine) {
+  ::setenv("FAKE_LAB_TESTS_crash_lab",
+           "Crash.A=pass,Sizes/Abc.Computes/n1=pass,Sizes/Abc.Computes/n30=pass,Sizes/Abc.Computes/n31=wrong:"
+           "tail,Sizes/Abc.Computes/n1000=wrong:tail,Sizes/Abc.Shifts/n40=wrong:shifted,Sizes/Abc.Shifts/"
+           "n400=wrong:shifted",
+           1);
+  fs::create_directories(dir_ / "labs/02-crash");
+  write_file(dir_ / "labs/02-crash/explain.json",
+             R"({"failures": {"tail": "see Hints by task, TODO(2): the bounds check of the last block.",
+                              "race": "see Hints: the barrier."}, "speed": {}})");
+  const GraderRun run = grade(manifest_arg() + " crash --seed 42 --color never --json '" +
+                              (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string computes =
+      "Abc.Computes fails at n=31 (seed=42) and at n=1000; it passes at every smaller size tested (n=1, 30). "
+      "Start with Sizes/Abc.Computes/n31: the smallest input that shows the mistake.";
+  const std::string shifts =
+      "Abc.Shifts fails at n=40 (seed=42) and at n=400; n=40 is the smallest size tested. The mistake shows "
+      "on the smallest input tested: start with Sizes/Abc.Shifts/n40.";
+  EXPECT_NE(run.out.find("Where the failures start (debug the smallest failing size first)\n  02-crash: " +
+                         computes + "\n  02-crash: " + shifts + "\n"),
+            std::string::npos)
+      << run.out;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  const json* sizes = find_item(results, "02-crash: sizes");
+  ASSERT_NE(sizes, nullptr) << results.dump(2);
+  EXPECT_NE((*sizes)["output"].get<std::string>().find("- " + computes + "\n- " + shifts), std::string::npos)
+      << (*sizes)["output"];
+
+  const std::string handout =
+      "In the handout (labs/02-crash/README.md): see Hints by task, TODO(2): the bounds check of the last "
+      "block.";
+  const std::string xml = read_file(dir_ / "j.xml");
+  EXPECT_NE(
+      testcase(xml, "Sizes/Abc.Computes/n31").find("Shape of the error: right except the last 3 elements"),
+      std::string::npos)
+      << testcase(xml, "Sizes/Abc.Computes/n31");
+  EXPECT_NE(testcase(xml, "Sizes/Abc.Computes/n31").find(handout), std::string::npos)
+      << testcase(xml, "Sizes/Abc.Computes/n31");
+  // A shape the lab has no sentence for, and no race: no line.
+  EXPECT_EQ(testcase(xml, "Sizes/Abc.Shifts/n40").find("In the handout"), std::string::npos)
+      << testcase(xml, "Sizes/Abc.Shifts/n40");
+  EXPECT_EQ(xml.find("see Hints: the barrier."), std::string::npos) << xml;
+  EXPECT_NE(run.out.find("      " + handout), std::string::npos) << run.out;
+
+  // A malformed file is a note, and grading goes on.
+  write_file(dir_ / "labs/02-crash/explain.json", R"({"failures": {"off_by_one": "see Hints."}})");
+  const GraderRun broken = grade(manifest_arg() + " crash --color never");
+  ASSERT_EQ(broken.exit_code, 0) << broken.out << broken.err;
+  EXPECT_NE(
+      broken.out.find("explain.json: failures.off_by_one: not a shape of error; the shapes are shifted, "
+                      "from_element, tail, unwritten, constant, race, guard (so no failure names its line "
+                      "of the handout)"),
+      std::string::npos)
+      << broken.out;
+  EXPECT_EQ(broken.out.find("In the handout"), std::string::npos) << broken.out;
+}
+
 // Sanitizer mode with a stand-in for compute-sanitizer: it runs the program
 // with FAKE_SANITIZER_TOOL set, and the fake lab prints a finding in the
 // test that asks for one under that tool. Like the real one (H100,
@@ -607,6 +730,8 @@ TEST_F(GraderEndToEnd, SanitizeModeFailsTheTestWithAFindingAndSkipsSpeed) {
   EXPECT_NE(run.out.find("racecheck found an error in this test"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("abc.cu:17"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("racecheck: 1 finding(s) in 1 test(s), which fail"), std::string::npos) << run.out;
+  // Sanitizer mode runs no failing test a second time.
+  EXPECT_EQ(run.out.find("to look for a race"), std::string::npos) << run.out;
   for (const char* tool : {"memcheck", "racecheck", "synccheck", "initcheck"})
     EXPECT_NE(run.out.find(std::string(tool) + ": checked 2 tests"), std::string::npos) << tool << run.out;
 

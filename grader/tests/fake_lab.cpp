@@ -30,6 +30,19 @@
 //   finding:<tool>         pass, and when run under the fake sanitizer as
 //                          <tool> (FAKE_SANITIZER_TOOL), print a finding in
 //                          compute-sanitizer's format
+//   wrong:<shape>          fail as a lab's comparison does: "wrong result for
+//                          n=<n>, pattern=uniform, seed=<seed>: " and
+//                          compare_exact()'s report of an answer made wrong in
+//                          that shape: tail, shifted, unwritten, constant,
+//                          from_element, or none (two wrong elements, no
+//                          shape); <n> from the name's "/n<digits>" (else 100),
+//                          <seed> from WORKBOOK_SEED (else 20261121)
+//   flaky:<path>           count its runs in the file <path>: the first fails
+//                          as wrong:none does, every later one passes (a race
+//                          that shows only sometimes)
+//   drift:<path>           count its runs in the file <path>: each fails as
+//                          wrong:none does, with one more wrong element than
+//                          the run before (a race that shows every time)
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -47,6 +60,7 @@
 #include <vector>
 
 #include "glob.hpp"
+#include "workbook/compare.hpp"
 
 namespace {
 
@@ -127,6 +141,48 @@ void flood(long mebibytes) {
   }
   std::fwrite(block.data(), 1, block.size(), stdout);
   std::fflush(stdout);
+}
+
+/// The "/n<digits>" of a test's name, else 100.
+std::size_t size_of(const std::string& test) {
+  const std::size_t at = test.rfind("/n");
+  if (at == std::string::npos || at + 2 >= test.size() ||
+      std::isdigit(static_cast<unsigned char>(test[at + 2])) == 0)
+    return 100;
+  return std::stoul(test.substr(at + 2));
+}
+
+/// How many times this behaviour ran before, counted in the file @p path.
+int count_runs(const std::string& path) {
+  int before = 0;
+  std::ifstream(path) >> before;
+  std::ofstream(path) << before + 1 << "\n";
+  return before;
+}
+
+/// A lab's failure message for a made-up answer of @p test's size with the
+/// error @p shape; "none" makes @p extra more wrong elements than two.
+std::string wrong_result(const std::string& test, const std::string& shape, std::size_t extra = 0) {
+  const std::size_t n = size_of(test);
+  std::vector<long long> expected(n);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = 3 * static_cast<long long>(i) + 1;
+  std::vector<long long> got = expected;
+  const std::size_t from = n > 128 ? 64 : n / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    const long long step = static_cast<long long>(i % 7) + 1;
+    if (shape == "tail" && i + 3 >= n) got[i] += step;
+    if (shape == "shifted") got[i] = i == 0 ? 0 : expected[i - 1];
+    if (shape == "unwritten" && i >= n / 2) got[i] = -1;
+    if (shape == "constant") got[i] += 5;
+    if (shape == "from_element" && i >= from) got[i] += step;
+    if (shape == "none" && i % 2 == 1 && i <= 2 * extra + 3) got[i] += step;
+  }
+  const char* seed = std::getenv("WORKBOOK_SEED");
+  return "fake_lab.cpp:3: Failure\nValue of: matches(compare_exact(expected, got), context)\n  Actual: false "
+         "(wrong result for n=" +
+         std::to_string(n) +
+         ", pattern=uniform, seed=" + (seed != nullptr && *seed != '\0' ? seed : "20261121") + ": " +
+         workbook::compare_exact(expected, got).describe() + ")\nExpected: true";
 }
 
 class Results {
@@ -235,6 +291,18 @@ int main(int argc, char** argv) {
           {"problem", ""}}.dump();
       end["status"] = "skipped";
       end["message"] = "workbook-profile: profiled for --explain";
+    } else if (behaviour.rfind("wrong:", 0) == 0) {
+      end["status"] = "failed";
+      end["message"] = wrong_result(test.name, behaviour.substr(6));
+    } else if (behaviour.rfind("flaky:", 0) == 0) {
+      if (count_runs(behaviour.substr(6)) == 0) {
+        end["status"] = "failed";
+        end["message"] = wrong_result(test.name, "none");
+      }
+    } else if (behaviour.rfind("drift:", 0) == 0) {
+      end["status"] = "failed";
+      end["message"] =
+          wrong_result(test.name, "none", static_cast<std::size_t>(count_runs(behaviour.substr(6))));
     } else if (behaviour.rfind("speed:", 0) == 0) {
       const double ratio = std::stod(behaviour.substr(6));
       end["metrics"]["speed"] = {{"value", 1000.0 * ratio},
