@@ -9,9 +9,14 @@ than the maximum, or is refused; the references must keep full marks and the
 untouched skeletons must score 0 (./workbook grade --solutions and
 ./workbook grade, run beside it by tools/gpu_checks.sh).
 
-  tools/wrong_solutions.py check [--compile]   every mutation applies (and compiles; no GPU needed)
+  tools/wrong_solutions.py check [--compile] [LAB...]   every mutation applies (and compiles; no GPU needed)
   tools/wrong_solutions.py run [--jobs N] [--hostile | --cheats] [LAB...]   grade them (needs a GPU; minutes per lab)
+  tools/wrong_solutions.py explain [LAB...]   grade the slow and the shaped ones with --explain (needs a GPU)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
+
+A LAB is named by its folder (07-prefix-sum), its name (prefix-sum) or its
+number (07); without any, every lab. `check --compile 07 08` compiles only
+those labs' wrong solutions (a minute or more each).
 
 `--cheats` grades only the cheats on the speed tests ("expect": "loses_speed").
 `--hostile` grades the hostile submissions of tools/wrong_solutions/hostile.json
@@ -33,6 +38,23 @@ GPU can slow a speed test but cannot fix a wrong answer, so those verdicts
 stand; the "where": "speed" ones are graded afterwards, one at a time, with
 the GPU to themselves.
 
+`explain` checks ./workbook grade --explain (issue 28): it grades, one at a
+time, each wrong solution that is "where": "speed" or has a "shape", with
+`./workbook grade LAB --submission DIR --explain`, and prints its name, then
+  - for a slow one, the lines of the grader's section headed "Why it is slow";
+    one of them must contain a word of the entry's "explain_names" (any one,
+    case aside: "uncoalesced", "bytes", "atomic"...);
+  - for one with a "shape", the lines of the failing tests (and of "What
+    happened", where a sanitizer's finding is noted) that name a shape ("Shape
+    of the error", "fails from", a race) or the entry's own; one of them must
+    hold the sentence of its shape (SHAPES below: "shifted" -> "shifted by one
+    position", "from_element" -> "right up to element", "tail" -> "the bounds
+    of the last block", "unwritten" -> "never written", "constant" -> "every
+    element is off by", as common/src/compare.cpp writes them; "race" -> a
+    race report; "guard" -> a write past the end of the output).
+It exits 1 when one is not recognised (or not graded), 2 on a wrong argument,
+and 77 without a GPU, like `run`. Logs stay in a folder it prints.
+
 `run` exits 77 without a GPU (ctest reports it skipped, with the reason), and
 without WORKBOOK_SLOW_TESTS=1 when started by ctest (it takes many minutes).
 """
@@ -53,6 +75,40 @@ MUTATIONS = ROOT / "tools" / "wrong_solutions" / "mutations.json"
 HOSTILE = ROOT / "tools" / "wrong_solutions" / "hostile.json"
 RUBRIC = ROOT / "grader" / "rubric.json"
 SKIP = 77
+
+# The shape of a failure ("shape" in mutations.json) -> a pattern (a regular
+# expression, case aside) that ./workbook grade --explain must print for it.
+# The first five are the sentences of common/src/compare.cpp
+# (ErrorShape::sentence); a race is named by the sanitizer's report
+# ("racecheck found an error in this test", "racecheck: N finding(s)"), and a
+# write past the end by the guard checks of the tests ("the guard elements
+# after the output", "the kernel wrote past element n-1", "the records past n",
+# "elements past the end of the output").
+SHAPES = {
+    "shifted": r"shifted by one position",
+    "from_element": r"right up to element \d+",
+    "tail": r"the bounds of the last block",
+    "unwritten": r"never written",
+    "constant": r"every element is off by",
+    "race": r"\brac(e|y)",
+    "guard": r"guard|past the end|past element|past n\b",
+}
+# Lines of a failing test that name a shape, whatever the entry's own.
+SHAPE_LINES = r"Shape of the error|fails from|\brac(e|y)"
+# The headings of the terminal report's sections that explain searches (a
+# line that holds the first, or starts with one of the others, case aside).
+SLOW_SECTION = "Why it is slow"
+FAILURE_SECTIONS = ("Failing tests", "What happened", "Why")
+
+
+def lab_matches(lab, name):
+    """Whether `name` (a lab's folder, name or number) names `lab` (its folder)."""
+    return lab == name or lab[3:] == name or lab[:2] == name
+
+
+def unknown_labs(selected, labs):
+    """The names in `selected` that name no lab of `labs`."""
+    return [name for name in selected if not any(lab_matches(lab, name) for lab in labs)]
 
 
 def labs_in_cmake():
@@ -104,18 +160,21 @@ def compiles(lab, source, work):
     return "" if done.returncode == 0 else "\n".join((done.stdout + done.stderr).splitlines()[:6])
 
 
-def check(compile_them=False):
+def check(compile_them=False, selected=()):
+    """Checks every entry (of the `selected` labs only, when given)."""
     labs = labs_in_cmake()
     problems = []
     count = 0
     for path in (MUTATIONS, HOSTILE):
         mutations = load(path)
-        if path == MUTATIONS:
+        if path == MUTATIONS and not selected:
             problems += [f"{lab}: no wrong solutions in {MUTATIONS.relative_to(ROOT)}"
                          for lab in labs if lab not in mutations]
         for lab, items in mutations.items():
             if lab not in labs:
                 problems.append(f"{lab}: not a lab of CMakeLists.txt")
+                continue
+            if selected and not any(lab_matches(lab, name) for name in selected):
                 continue
             for mutation in items:
                 count += 1 if check_one(lab, labs[lab], mutation, compile_them, problems) else 0
@@ -134,6 +193,17 @@ def check_one(lab, base, mutation, compile_them, problems):
         problems.append(f"{lab}: '{name}': expect must be 'loses', 'loses_speed' or 'refused'")
     if mutation.get("where", "correctness") not in ("correctness", "speed"):
         problems.append(f"{lab}: '{name}': where must be 'correctness' (the default) or 'speed'")
+    if "shape" in mutation and (mutation["shape"] not in SHAPES or mutation.get("expect") != "loses"
+                                or mutation.get("where") == "speed"):
+        problems.append(f"{lab}: '{name}': a shape must be one of {', '.join(SHAPES)}, on a wrong solution "
+                        "that loses correctness points (\"expect\": \"loses\", not \"where\": \"speed\")")
+    names = mutation.get("explain_names")
+    if mutation.get("where") == "speed" and (not isinstance(names, list) or not names or not all(
+            isinstance(word, str) and word.strip() for word in names)):
+        problems.append(f"{lab}: '{name}': a \"where\": \"speed\" entry needs \"explain_names\", a list of the "
+                        "words (one is enough) that ./workbook grade --explain must print for it")
+    if names is not None and mutation.get("where") != "speed":
+        problems.append(f"{lab}: '{name}': explain_names belongs only to \"where\": \"speed\" entries")
     try:
         source = mutated(lab, base, mutation)
     except ValueError as error:
@@ -213,12 +283,13 @@ def speed_item_names():
     return {f"{lab}: {item['name']}" for lab, rubric in labs.items() for item in rubric.get("speed", [])}
 
 
-def grade(lab, base, mutation, work, build=None, bait=None):
+def grade(lab, base, mutation, work, build=None, bait=None, extra_args=()):
     """Grades one wrong solution as a submission in `work`.
 
     Returns (report or None, log path). `build` is the build folder to use
     (default: the grader's own build/submission); `bait` fills a hostile
-    submission's placeholders."""
+    submission's placeholders; `extra_args` are more ./workbook grade options
+    (explain passes --explain)."""
     submission = work / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     (submission / "labs" / lab).mkdir(parents=True)
@@ -227,7 +298,7 @@ def grade(lab, base, mutation, work, build=None, bait=None):
     results.unlink(missing_ok=True)
     log = work / f"{lab}-{re.sub(r'[^a-z0-9]+', '-', mutation['name'].lower())}.log"
     command = [str(ROOT / "workbook"), "grade", lab, "--submission", str(submission), "--json", str(results),
-               "--color", "never", *mutation.get("grade_args", [])]
+               "--color", "never", *mutation.get("grade_args", []), *extra_args]
     env = dict(os.environ, **({"WORKBOOK_BUILD_DIR": str(build)} if build else {}))
     with open(log, "w") as out:
         subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
@@ -288,7 +359,7 @@ def run(selected, jobs=1, hostile=False, cheats=False):
     labs = labs_in_cmake()
     speed_items = speed_item_names()
     chosen = [(lab, mutation) for lab, items in load(HOSTILE if hostile else MUTATIONS).items()
-              if not selected or any(lab == s or lab[3:] == s or lab[:2] == s for s in selected)
+              if not selected or any(lab_matches(lab, s) for s in selected)
               for mutation in items if not cheats or mutation["expect"] == "loses_speed"]
 
     def speed_only(mutation):
@@ -334,20 +405,122 @@ def run(selected, jobs=1, hostile=False, cheats=False):
     return 1 if failures else 0
 
 
+def sections_under(text, is_heading):
+    """The non-empty lines of every section of `text` whose heading line
+    satisfies is_heading: the heading itself (it may carry a diagnosis after a
+    colon), then the lines after it that are indented deeper, blank lines
+    included, up to the first that is not."""
+    lines = text.splitlines()
+    found = []
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not line.strip() or not is_heading(line.strip().lower()):
+            continue
+        depth = len(line) - len(line.lstrip())
+        found.append(line)
+        while at < len(lines) and (not lines[at].strip() or len(lines[at]) - len(lines[at].lstrip()) > depth):
+            if lines[at].strip():
+                found.append(lines[at])
+            at += 1
+    return found
+
+
+def explain_lines(mutation, text):
+    """(lines to show, recognised) for one wrong solution graded with --explain."""
+    if mutation.get("where") == "speed":
+        lines = sections_under(text, lambda heading: SLOW_SECTION.lower() in heading)
+        words = [word.lower() for word in mutation["explain_names"]]
+        return lines, any(word in line.lower() for line in lines for word in words)
+    own = re.compile(SHAPES[mutation["shape"]], re.IGNORECASE)
+    shown = re.compile(SHAPE_LINES, re.IGNORECASE)
+    headings = tuple(heading.lower() for heading in FAILURE_SECTIONS)
+    lines = [line for line in sections_under(text, lambda heading: heading.startswith(headings))
+             if shown.search(line) or own.search(line)]
+    return lines, any(own.search(line) for line in lines)
+
+
+def explain(selected):
+    labs = labs_in_cmake()
+    chosen = [(lab, mutation) for lab, items in load().items()
+              if not selected or any(lab_matches(lab, s) for s in selected)
+              for mutation in items if mutation.get("where") == "speed" or "shape" in mutation]
+    if not chosen:
+        print(f"wrong_solutions: no wrong solution of {', '.join(selected) or 'any lab'} is \"where\": \"speed\" "
+              f"or has a \"shape\" (see {MUTATIONS.relative_to(ROOT)})", file=sys.stderr)
+        return 2
+    if not have_gpu():
+        print("wrong_solutions: skipped: no NVIDIA GPU here (grading needs one)")
+        return SKIP
+    speed_items = speed_item_names()
+    work = Path(tempfile.mkdtemp(prefix="wrong-solutions-explain-"))
+    failures = []
+    for lab, mutation in chosen:  # one at a time: a profile wants the GPU to itself
+        report, log = grade(lab, labs[lab], mutation, work, extra_args=["--explain"])
+        shown, text, graded = verdict(lab, mutation, report, log, speed_items)
+        wanted = (f"a line of '{SLOW_SECTION}' with one of: {', '.join(mutation['explain_names'])}"
+                  if mutation.get("where") == "speed" else f"the shape '{mutation['shape']}'")
+        print(f"{lab}: {mutation['name']} ({shown}: {text})", flush=True)
+        lines, recognised = explain_lines(mutation, log.read_text(errors="replace") if log.exists() else "")
+        for line in lines[:12]:
+            print(f"    {line.strip()}")
+        if len(lines) > 12:
+            print(f"    [{len(lines) - 12} more lines in {log}]")
+        if recognised and graded:
+            print(f"  recognised: {wanted}", flush=True)
+        else:
+            failures.append(f"{lab}: {mutation['name']}")
+            why = ("NOT GRADED" if report is None else "DID NOT LOSE ITS POINTS" if not graded
+                   else "NOT RECOGNISED")
+            print(f"  {why}: expected {wanted} (see {log})", flush=True)
+    print(f"logs in {work}")
+    if failures:
+        print(f"wrong_solutions: {len(failures)} of {len(chosen)} not recognised: {'; '.join(failures)}")
+        return 1
+    print(f"wrong_solutions: all {len(chosen)} recognised")
+    return 0
+
+
 def list_all():
     for lab, items in [*load().items(), *(("hostile " + lab, items) for lab, items in load(HOSTILE).items())]:
         for mutation in items:
             extra = f" (graded with {' '.join(mutation['grade_args'])})" if mutation.get("grade_args") else ""
+            extra += f" (shape: {mutation['shape']})" if mutation.get("shape") else ""
+            extra += f" (slow; --explain must name: {', '.join(mutation['explain_names'])})" \
+                if mutation.get("explain_names") else ""
             print(f"{lab}: {mutation['name']}: {mutation['what']}; must be {mutation['expect']}{extra}")
     return 0
 
 
+# The usage lines of the docstring, for a message about a wrong argument.
+USAGE = next(part for part in __doc__.split("\n\n") if part.lstrip().startswith("tools/wrong_solutions.py"))
+
+
+def misuse(message):
+    print(f"wrong_solutions: {message}\nusage:\n{USAGE}", file=sys.stderr)
+    return 2
+
+
 def main(argv):
-    if not argv or argv[0] not in ("check", "run", "list"):
+    if not argv or argv[0] not in ("check", "run", "explain", "list"):
         print(__doc__, file=sys.stderr)
         return 2
-    if argv[0] == "check":
-        return check(compile_them="--compile" in argv[1:])
+    labs = labs_in_cmake()
+    if argv[0] in ("check", "explain"):
+        allowed = ("--compile",) if argv[0] == "check" else ()
+        options = [arg for arg in argv[1:] if arg.startswith("-") and arg not in allowed]
+        if options:
+            return misuse(f"{argv[0]} takes {'--compile and ' if allowed else ''}lab names "
+                          f"(e.g. `{argv[0]} 03 prefix-sum`), not '{options[0]}'")
+        names = [arg for arg in argv[1:] if not arg.startswith("-")]
+        unknown = unknown_labs(names, labs)
+        if unknown:
+            return misuse(f"'{unknown[0]}' is not a lab; the labs are {', '.join(labs)} "
+                          "(a folder, its name after the number, or its number)")
+        if argv[0] == "check":
+            return check(compile_them="--compile" in argv[1:], selected=names)
+        return explain(names)
     if argv[0] == "list":
         return list_all()
     args, jobs = argv[1:], 1
