@@ -41,12 +41,14 @@ the GPU to themselves.
 `explain` checks ./workbook grade --explain (issue 28): it grades, one at a
 time, each wrong solution that is "where": "speed" or has a "shape", with
 `./workbook grade LAB --submission DIR --explain`, and prints its name, then
-  - for a slow one, the lines of the grader's section headed "Why it is slow";
-    one of them must contain a word of the entry's "explain_names" (any one,
-    case aside: "uncoalesced", "bytes", "atomic"...);
+  - for a slow one, the lines of the grader's section headed "Why it is as
+    fast as it is"; one of its "Likely cause:" lines must contain a word of the
+    entry's "explain_names" (any one, case aside: "uncoalesced", "bytes",
+    "atomic"...);
   - for one with a "shape", the lines of the failing tests (and of "What
-    happened", where a sanitizer's finding is noted) that name a shape ("Shape
-    of the error", "fails from", a race) or the entry's own; one of them must
+    happened" and "Where the failures start") that name a shape ("Shape of the
+    error", "fails at n=", "Two runs, two answers", "In the handout", a race)
+    or the entry's own; one of them must
     hold the sentence of its shape (SHAPES below: "shifted" -> "shifted by one
     position", "from_element" -> "right up to element", "tail" -> "the bounds
     of the last block", "unwritten" -> "never written", "constant" -> "every
@@ -94,11 +96,11 @@ SHAPES = {
     "guard": r"guard|past the end|past element|past n\b",
 }
 # Lines of a failing test that name a shape, whatever the entry's own.
-SHAPE_LINES = r"Shape of the error|fails from|\brac(e|y)"
+SHAPE_LINES = r"Shape of the error|fails from|fails at n=|Two runs, two answers|In the handout|\brac(e|y)"
 # The headings of the terminal report's sections that explain searches (a
 # line that holds the first, or starts with one of the others, case aside).
-SLOW_SECTION = "Why it is slow"
-FAILURE_SECTIONS = ("Failing tests", "What happened", "Why")
+SLOW_SECTION = "Why it is as fast as it is"
+FAILURE_SECTIONS = ("Failing tests", "What happened", "Where the failures start")
 
 
 def lab_matches(lab, name):
@@ -432,7 +434,9 @@ def explain_lines(mutation, text):
     if mutation.get("where") == "speed":
         lines = sections_under(text, lambda heading: SLOW_SECTION.lower() in heading)
         words = [word.lower() for word in mutation["explain_names"]]
-        return lines, any(word in line.lower() for line in lines for word in words)
+        # Only a cause counts: the figures above it name bytes and atomics whatever the cause.
+        causes = [line.lower() for line in lines if "likely cause:" in line.lower()]
+        return lines, any(word in line for line in causes for word in words)
     own = re.compile(SHAPES[mutation["shape"]], re.IGNORECASE)
     shown = re.compile(SHAPE_LINES, re.IGNORECASE)
     headings = tuple(heading.lower() for heading in FAILURE_SECTIONS)
@@ -463,6 +467,9 @@ def explain(selected):
                   if mutation.get("where") == "speed" else f"the shape '{mutation['shape']}'")
         print(f"{lab}: {mutation['name']} ({shown}: {text})", flush=True)
         lines, recognised = explain_lines(mutation, log.read_text(errors="replace") if log.exists() else "")
+        if mutation.get("where") == "speed":  # the call, the yardstick and the verdicts; the kernels are in the log
+            lines = [line for line in lines
+                     if re.match(r"\s*(your call|the yardstick|likely cause|expected here)", line, re.IGNORECASE)]
         for line in lines[:12]:
             print(f"    {line.strip()}")
         if len(lines) > 12:

@@ -41,6 +41,14 @@ constexpr double kConflictsPerInstructionLimit = 4.0;
 /// of int32 is 8, one per block of 256 threads 1 (lab 05's reference, and
 /// lab 10's build at 1.05).
 constexpr double kAtomicsPerKiBLimit = 4.0;
+/// DRAM throughput, percent of its peak, below which a kernel that takes
+/// most of the call and whose warps wait most on memory or a fence is said
+/// to wait on one access at a time rather than on bandwidth. H200 references
+/// (bytes over ncu's time): lab 05's count and lab 08's scatter 22 %, lab
+/// 10's climb 13 % (all above it); lab 10's query 1.6 % (expected there).
+constexpr double kLatencyBoundPct = 10.0;
+/// The call's time share above which that rule looks at a kernel.
+constexpr double kDominantShare = 0.5;
 /// Achieved occupancy, percent of the SM's warps, below which a kernel is
 /// said to have too few warps to hide memory latency.
 constexpr double kLowOccupancyPct = 25.0;
@@ -323,6 +331,18 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
              "Threads of a warp hit the same bank at different addresses. See " +
              see_text(see, "bank_conflicts")});
   }
+  const std::optional<double> throughput = kernel.get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  if (share >= kDominantShare && throughput && *throughput < kLatencyBoundPct && !stalls.empty() &&
+      (stalls[0].first == "long_scoreboard" || stalls[0].first == "membar" ||
+       stalls[0].first == "sleeping")) {
+    causes.push_back(
+        {"latency", where + format(" moves data at %.1f%% of the DRAM's peak", *throughput) +
+                        " while its warps wait most on " + stalls[0].first + " (" +
+                        stall_meaning(stalls[0].first) +
+                        "): its threads wait for one access at a time, or for one another (a chain "
+                        "of dependent reads, a spin on another block's flag), not for bandwidth. See " +
+                        see_text(see, "latency")});
+  }
   if (sms > 0 && grid > 0 && grid < sms) {
     causes.push_back({"grid", "too few blocks in " + where + format(": %.0f blocks", grid) +
                                   format(" for %.0f SMs, so some SMs have nothing to do. See ", sms) +
@@ -345,6 +365,9 @@ const std::map<std::string, std::string>& explain_default_see() {
       {"bank_conflicts", "lab 03 (coalescing), the padded tile"},
       {"atomics", "lab 05 (atomics), block aggregation"},
       {"grid", "lab 02 (a*b+c), launch configuration and the grid-stride loop"},
+      {"latency",
+       "the handout's What to expect, and lab 07 (prefix sum): what a tile does while it waits for its "
+       "look-back"},
       {"occupancy", "the student guide, Profiling: occupancy"}};
   return see;
 }

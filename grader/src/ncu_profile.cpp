@@ -25,6 +25,7 @@ const std::vector<std::string>& explain_metrics() {
     std::vector<std::string> names = {
         // Time, and the bytes the DRAM moved (the speed of light's currency).
         "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
         // Coalescing: 32-byte sectors per request, and how much of each sector was used.
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
         "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",

@@ -60,6 +60,7 @@ KernelProfile healthy_kernel(const std::string& name) {
   kernel.metrics = {{"gpu__time_duration.sum", 100000},
                     {"dram__bytes_read.sum", 134217728},
                     {"dram__bytes_write.sum", 134217728},
+                    {"dram__throughput.avg.pct_of_peak_sustained_elapsed", 85},
                     {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1048576},
                     {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 4194304},
                     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 100},
@@ -280,6 +281,24 @@ TEST(Explain, LowOccupancyNamesWhatLimitsIt) {
                 "registers per thread"),
       std::string::npos)
       << text;
+}
+
+TEST(Explain, AKernelThatWaitsOnOneAccessAtATimeIsNamed) {
+  // A look-back whose tiles wait for one another: little DRAM traffic, warps
+  // waiting on memory.
+  KernelProfile chain = healthy_kernel("scan_serialized");
+  chain.metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = 2.5;
+  chain.metrics["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"] = 400;
+  const std::string text = joined(explain_one(chain));
+  EXPECT_NE(
+      text.find("Likely cause: kernel 1 (scan_serialized) moves data at 2.5% of the DRAM's peak while its "
+                "warps wait most on long_scoreboard (waiting for global memory): its threads wait for one "
+                "access at a time"),
+      std::string::npos)
+      << text;
+  // Lab 05's and lab 08's references stream at 22 % of the peak: no cause.
+  chain.metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = 22;
+  EXPECT_EQ(likely_causes(explain_one(chain)), 0u) << joined(explain_one(chain));
 }
 
 TEST(Explain, TheStallsShownAreWaitsNotIssues) {
