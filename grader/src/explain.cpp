@@ -42,8 +42,10 @@ constexpr double kConflictsPerInstructionLimit = 4.0;
 /// lab 10's build at 1.05).
 constexpr double kAtomicsPerKiBLimit = 4.0;
 /// DRAM throughput, percent of its peak, below which a kernel that takes
-/// most of the call and whose warps wait most on memory or a fence is said
-/// to wait on one access at a time rather than on bandwidth. H200 references
+/// most of the call and whose warps wait most on memory, a fence or a barrier
+/// is said to wait on one access at a time, or on other blocks, rather than
+/// on bandwidth (lab 07's look-back without aggregates: its warps wait at the
+/// barrier while one warp looks back one tile at a time). H200 references
 /// (bytes over ncu's time): lab 05's count and lab 08's scatter 22 %, lab
 /// 10's climb 13 % (all above it); lab 10's query 1.6 % (expected there).
 constexpr double kLatencyBoundPct = 10.0;
@@ -282,10 +284,11 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
   const Access stores = access_of(kernel, "st");
   bool any_shared = false;
   const double conflicts = shared_conflicts_per_instruction(kernel, &any_shared);
-  std::string memory = "    memory: DRAM " +
-                       bytes_text(kernel.value_or("dram__bytes_read.sum", 0.0) +
-                                  kernel.value_or("dram__bytes_write.sum", 0.0)) +
-                       "; global loads " + access_text(loads) + "; global stores " + access_text(stores);
+  std::string memory = "    memory: DRAM " + bytes_text(kernel.value_or("dram__bytes_read.sum", 0.0) +
+                                                        kernel.value_or("dram__bytes_write.sum", 0.0));
+  if (const std::optional<double> pct = kernel.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))
+    memory += format(" at %.0f%% of the DRAM's peak", *pct);
+  memory += std::string("; global loads ") + access_text(loads) + "; global stores " + access_text(stores);
   memory += any_shared ? format("; %.2f bank conflicts per shared-memory instruction", conflicts)
                        : "; no shared memory";
   lines.push_back(memory);

@@ -956,6 +956,10 @@ class GraderExplain : public GraderEndToEnd {
  protected:
   void SetUp() override {
     GraderEndToEnd::SetUp();
+    // The recorded output goes inside the script: in the sandbox the program
+    // sees only its own files, the wrapper and the system's folders.
+    const fs::path csv =
+        fs::path(__FILE__).parent_path() / "data" / "ncu" / "h200_lab07_reduce_then_scan.csv";
     const fs::path ncu = dir_ / "fake-ncu";
     write_file(
         ncu,
@@ -968,12 +972,10 @@ class GraderExplain : public GraderEndToEnd {
         "esac; done\n"
         "if [ -n \"$FAKE_NCU_REFUSE\" ]; then echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have "
         "permission to access NVIDIA GPU Performance Counters' > \"$log\"; exit 1; fi\n"
-        "cp \"$FAKE_NCU_CSV\" \"$log\"\nexec \"$@\"\n");
+        "cat > \"$log\" <<'RECORDED'\n" +
+            read_file(csv) + "RECORDED\nexec \"$@\"\n");
     fs::permissions(ncu, fs::perms::owner_all);
     ::setenv("WORKBOOK_NCU", ncu.c_str(), 1);
-    const fs::path csv =
-        fs::path(__FILE__).parent_path() / "data" / "ncu" / "h200_lab07_reduce_then_scan.csv";
-    ::setenv("FAKE_NCU_CSV", csv.c_str(), 1);
     ::unsetenv("FAKE_NCU_REFUSE");
     fs::create_directories(dir_ / "labs" / "03-good");
     write_file(dir_ / "labs" / "03-good" / "explain.json",
