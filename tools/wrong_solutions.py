@@ -16,7 +16,7 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 
 A LAB is named by its folder (07-prefix-sum), its name (prefix-sum) or its
 number (07); without any, every lab. `check --compile 07 08` compiles only
-those labs' wrong solutions (a minute or more each).
+those labs' wrong solutions (seconds each).
 
 `--cheats` grades only the cheats on the speed tests ("expect": "loses_speed").
 `--hostile` grades the hostile submissions of tools/wrong_solutions/hostile.json
@@ -40,22 +40,26 @@ the GPU to themselves.
 
 `explain` checks ./workbook grade --explain (issue 28): it grades, one at a
 time, each wrong solution that is "where": "speed" or has a "shape", with
-`./workbook grade LAB --submission DIR --explain`, and prints its name, then
-  - for a slow one, the lines of the grader's section headed "Why it is as
-    fast as it is"; one of its "Likely cause:" lines must contain a word of the
-    entry's "explain_names" (any one, case aside: "uncoalesced", "bytes",
-    "atomic"...);
-  - for one with a "shape", the lines of the failing tests (and of "What
-    happened" and "Where the failures start") that name a shape ("Shape of the
-    error", "fails at n=", "Two runs, two answers", "In the handout", a race)
-    or the entry's own; one of them must
-    hold the sentence of its shape (SHAPES below: "shifted" -> "shifted by one
-    position", "from_element" -> "right up to element", "tail" -> "the bounds
-    of the last block", "unwritten" -> "never written", "constant" -> "every
-    element is off by", as common/src/compare.cpp writes them; "race" -> a
-    race report; "guard" -> a write past the end of the output).
-It exits 1 when one is not recognised (or not graded), 2 on a wrong argument,
-and 77 without a GPU, like `run`. Logs stay in a folder it prints.
+`./workbook grade LAB --submission DIR --explain`, and prints its name and
+points, then
+  - for a slow one, the lines of the grader's section headed "Why it is ..."
+    ("Why it is slow", "Why it is as fast as it is (Nsight Compute, ...)");
+    a diagnosis in it ("Likely cause: ...", not "none of the rules fires"),
+    under a speed item that lost points, must hold a word of the entry's
+    "explain_names" (any one, case aside: "uncoalesced", "bytes", "atomic");
+  - for one with a "shape", the lines of the failing tests (and of "Where
+    the failures start" and "What happened", where a race is noted) that name
+    a shape ("Shape of the error", "fails from", a race) or hold the entry's
+    own; one of them must hold its shape's sentence (SHAPES below: "shifted"
+    -> "shifted by one position", "from_element" -> "right up to element N",
+    "tail" -> "the bounds of the last block", "unwritten" -> "never written",
+    "constant" -> "every element is off by", as common/src/compare.cpp writes
+    them; "race" -> racecheck's finding or "points to a race" (a failing test
+    run again answered differently); "guard" -> a write past the end of the
+    output, into the tests' guard elements).
+It exits 1 when one is not recognised (or not graded, or kept its points), 2
+on a wrong argument, and 77 without a GPU, like `run`. Logs stay in a folder
+it prints.
 
 `run` exits 77 without a GPU (ctest reports it skipped, with the reason), and
 without WORKBOOK_SLOW_TESTS=1 when started by ctest (it takes many minutes).
@@ -81,26 +85,34 @@ SKIP = 77
 # The shape of a failure ("shape" in mutations.json) -> a pattern (a regular
 # expression, case aside) that ./workbook grade --explain must print for it.
 # The first five are the sentences of common/src/compare.cpp
-# (ErrorShape::sentence); a race is named by the sanitizer's report
-# ("racecheck found an error in this test", "racecheck: N finding(s)"), and a
-# write past the end by the guard checks of the tests ("the guard elements
-# after the output", "the kernel wrote past element n-1", "the records past n",
-# "elements past the end of the output").
+# (ErrorShape::sentence); a race is named by the sanitizer ("racecheck found
+# an error in this test", "racecheck: N finding(s)") or by a failing test run
+# again that answers differently ("... gave another answer, which points to a
+# race"); a write past the end by the tests' guard checks ("the guard elements
+# after the output", "the kernel wrote past element n-1", "the records past
+# n", "elements past the end of the output").
 SHAPES = {
     "shifted": r"shifted by one position",
     "from_element": r"right up to element \d+",
     "tail": r"the bounds of the last block",
     "unwritten": r"never written",
     "constant": r"every element is off by",
-    "race": r"\brac(e|y)",
+    "race": r"points to a race|racecheck found|racecheck: \d+ finding|race reported",
     "guard": r"guard|past the end|past element|past n\b",
 }
-# Lines of a failing test that name a shape, whatever the entry's own.
-SHAPE_LINES = r"Shape of the error|fails from|fails at n=|Two runs, two answers|In the handout|\brac(e|y)"
-# The headings of the terminal report's sections that explain searches (a
-# line that holds the first, or starts with one of the others, case aside).
-SLOW_SECTION = "Why it is as fast as it is"
-FAILURE_SECTIONS = ("Failing tests", "What happened", "Where the failures start")
+# Lines of the failing tests that name a shape, whatever the entry's own.
+SHAPE_LINES = r"Shape of the error|fails at n=|Two runs, two answers|In the handout|points to a race|racecheck"
+# The headings (the start of a line, case aside) of the terminal report's
+# sections that explain reads: the speed diagnosis ("Why it is slow", or
+# "Why it is as fast as it is (Nsight Compute, ...)"), and where failures are
+# described (the failing tests, where the failures start, the notes).
+SLOW_SECTION = "Why it is"
+FAILURE_SECTIONS = ("Failing tests", "Where the failures start", "What happened")
+# A line of the speed diagnosis that names a cause: the grader's "Likely
+# cause: ..." lines, but not "Likely cause: none of the rules fires (...)",
+# nor an "Expected here, not a cause" line.
+CAUSE = r"likely cause:"
+NO_CAUSE = r"none of the rules fires"
 
 
 def lab_matches(lab, name):
@@ -429,20 +441,67 @@ def sections_under(text, is_heading):
     return found
 
 
-def explain_lines(mutation, text):
-    """(lines to show, recognised) for one wrong solution graded with --explain."""
+def slow_items(lab, report):
+    """The names of `lab`'s speed items that lost points in `report` (None: not known)."""
+    if report is None:
+        return None
+    items = json.loads(RUBRIC.read_text())["labs"].get(lab, {}).get("speed", [])
+    tests = {test.get("name"): test for test in report.get("tests", [])}
+    slow = set()
+    for item in items:
+        test = tests.get(f"{lab}: {item['name']}")
+        if test is not None and test.get("score", 0.0) < test.get("max_score", 0.0):
+            slow.add(item["name"])
+    return slow
+
+
+def diagnoses(lab, lines, slow):
+    """The lines of the speed diagnosis that name a cause, for the items in
+    `slow` only where the section is divided by item (a line "LAB ITEM").
+    A diagnosis written without "Likely cause:" lines counts every line of
+    the section but its heading."""
+    items = {item["name"] for item in json.loads(RUBRIC.read_text())["labs"].get(lab, {}).get("speed", [])}
+    marked = any(re.search(CAUSE, line, re.IGNORECASE) for line in lines)
+    current = None  # the item whose part of the section this is; None before any
+    found = []
+    for line in lines[1:]:
+        text = line.strip()
+        if text.startswith(lab + " ") and text[len(lab) + 1:] in items:
+            current = text[len(lab) + 1:]
+            continue
+        if slow is not None and current is not None and current not in slow:
+            continue
+        if (re.search(CAUSE, text, re.IGNORECASE) or not marked) and not re.search(NO_CAUSE, text, re.IGNORECASE):
+            found.append(line)
+    return found
+
+
+def explain_lines(lab, mutation, text, report=None):
+    """(lines to show, recognised) for one wrong solution graded with --explain.
+
+    A slow one: the section headed "Why it is ..."; recognised when a line of
+    it that names a cause ("Likely cause: ...", for an item that lost points)
+    holds a word of explain_names. One with a shape: the lines of the failure
+    sections that name a shape; recognised when one holds its own."""
     if mutation.get("where") == "speed":
-        lines = sections_under(text, lambda heading: SLOW_SECTION.lower() in heading)
+        lines = sections_under(text, lambda heading: heading.startswith(SLOW_SECTION.lower()))
         words = [word.lower() for word in mutation["explain_names"]]
-        # Only a cause counts: the figures above it name bytes and atomics whatever the cause.
-        causes = [line.lower() for line in lines if "likely cause:" in line.lower()]
-        return lines, any(word in line for line in causes for word in words)
+        causes = diagnoses(lab, lines, slow_items(lab, report))
+        return lines, any(word in line.lower() for line in causes for word in words)
     own = re.compile(SHAPES[mutation["shape"]], re.IGNORECASE)
     shown = re.compile(SHAPE_LINES, re.IGNORECASE)
     headings = tuple(heading.lower() for heading in FAILURE_SECTIONS)
     lines = [line for line in sections_under(text, lambda heading: heading.startswith(headings))
              if shown.search(line) or own.search(line)]
     return lines, any(own.search(line) for line in lines)
+
+
+def shortened(lines, keep, most=16):
+    """At most `most` of `lines`, those in `keep` (the causes) always among them."""
+    if len(lines) <= most:
+        return lines
+    head = [line for line in lines[:max(most - len(keep), 4)] if line not in keep]
+    return head + [f"[{len(lines) - len(head) - len(keep)} more lines]"] + list(keep)
 
 
 def explain(selected):
@@ -463,17 +522,15 @@ def explain(selected):
     for lab, mutation in chosen:  # one at a time: a profile wants the GPU to itself
         report, log = grade(lab, labs[lab], mutation, work, extra_args=["--explain"])
         shown, text, graded = verdict(lab, mutation, report, log, speed_items)
-        wanted = (f"a line of '{SLOW_SECTION}' with one of: {', '.join(mutation['explain_names'])}"
-                  if mutation.get("where") == "speed" else f"the shape '{mutation['shape']}'")
+        slow = mutation.get("where") == "speed"
+        wanted = (f"a 'Likely cause' under '{SLOW_SECTION}...' with one of: {', '.join(mutation['explain_names'])}"
+                  if slow else f"the shape '{mutation['shape']}' ({SHAPES[mutation['shape']]})")
         print(f"{lab}: {mutation['name']} ({shown}: {text})", flush=True)
-        lines, recognised = explain_lines(mutation, log.read_text(errors="replace") if log.exists() else "")
-        if mutation.get("where") == "speed":  # the call, the yardstick and the verdicts; the kernels are in the log
-            lines = [line for line in lines
-                     if re.match(r"\s*(your call|the yardstick|likely cause|expected here)", line, re.IGNORECASE)]
-        for line in lines[:12]:
+        output = log.read_text(errors="replace") if log.exists() else ""
+        lines, recognised = explain_lines(lab, mutation, output, report)
+        causes = diagnoses(lab, lines, slow_items(lab, report)) if slow else []
+        for line in shortened(lines, causes):
             print(f"    {line.strip()}")
-        if len(lines) > 12:
-            print(f"    [{len(lines) - 12} more lines in {log}]")
         if recognised and graded:
             print(f"  recognised: {wanted}", flush=True)
         else:
