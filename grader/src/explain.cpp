@@ -334,8 +334,13 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
              "Threads of a warp hit the same bank at different addresses. See " +
              see_text(see, "bank_conflicts")});
   }
+  // Atomics that wait for one another are a cause of their own (the atomics
+  // rule, checked first): the latency rule would only name their symptom.
+  const bool atomics_named =
+      std::any_of(causes.begin(), causes.end(), [](const Cause& cause) { return cause.rule == "atomics"; });
   const std::optional<double> throughput = kernel.get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
-  if (share >= kDominantShare && throughput && *throughput < kLatencyBoundPct && !stalls.empty() &&
+  if (!atomics_named && share >= kDominantShare && throughput && *throughput < kLatencyBoundPct &&
+      !stalls.empty() &&
       (stalls[0].first == "long_scoreboard" || stalls[0].first == "membar" ||
        stalls[0].first == "sleeping")) {
     causes.push_back(

@@ -142,7 +142,8 @@ TEST(Explain, ReferencesOnTheH200GetNoCause) {
       {"h200_lab03_transpose_tiled", {}},
       {"h200_lab05_count_block_aggregated", {}},
       {"h200_lab07_reduce_then_scan", {1.5, "12 bytes per element", {}}},
-      {"h200_lab08_sort_keys_2to24", {4.5, "36 bytes per key", {}}}};
+      {"h200_lab08_sort_keys_2to24", {6.625, "53 bytes per key", {}}},
+      {"h200_lab08_sort_keys_2to28", {6.625, "53 bytes per key", {}}}};
   for (const auto& [name, needs] : references) {
     const Recorded r = recorded(name);
     const std::vector<std::string> lines = explain_speed_item(r.record, r.call, needs, {});
@@ -296,6 +297,13 @@ TEST(Explain, AKernelThatWaitsOnOneAccessAtATimeIsNamed) {
                 "access at a time"),
       std::string::npos)
       << text;
+  // With too many atomics the atomics are the cause, and the wait their symptom.
+  KernelProfile atomic_wait = chain;
+  atomic_wait.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"] = 268435456.0 / 4 / 32;
+  const std::vector<std::string> atomic_lines = explain_one(atomic_wait);
+  EXPECT_EQ(likely_causes(atomic_lines), 1u) << joined(atomic_lines);
+  EXPECT_NE(joined(atomic_lines).find("global atomic instructions"), std::string::npos)
+      << joined(atomic_lines);
   // Lab 05's and lab 08's references stream at 22 % of the peak: no cause.
   chain.metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = 22;
   EXPECT_EQ(likely_causes(explain_one(chain)), 0u) << joined(explain_one(chain));
