@@ -272,7 +272,8 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
                               kernel.value_or("launch__shared_mem_per_block_dynamic", 0.0);
   std::string head = "  kernel " + std::to_string(index + 1) + " of " + std::to_string(count) + ", " +
                      kernel.name + (launches > 1 ? " (" + std::to_string(launches) + " launches)" : "") +
-                     format(", %.0f%% of the call's GPU time: ", 100.0 * share) +
+                     format(", %.3f ms", kernel.value_or("gpu__time_duration.sum", 0.0) / 1e6) +
+                     format(" (%.0f%% of the call's GPU time): ", 100.0 * share) +
                      format("%.0f blocks", grid) + format(" of %.0f threads", block);
   if (sms > 0)
     head += grid >= sms ? format(" (%.1f per SM)", grid / sms) : std::string(" (fewer than the SMs)");
@@ -320,7 +321,7 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
           {"coalescing",
            std::string("uncoalesced global ") + kind + " in " + where +
                format(": each 32-byte sector brought in is %.0f%% used", access.used_pct) +
-               format(" (%.1f sectors per request; a warp reading 32 neighbouring 4-byte words needs 4). ",
+               format(" (%.1f sectors per request; a warp touching 32 neighbouring 4-byte words needs 4). ",
                       access.sectors_per_request) +
                "Make neighbouring threads touch neighbouring addresses. See " + see_text(see, "coalescing")});
     }

@@ -42,7 +42,7 @@ struct SpeedItemNeeds {
 struct LabExplainData {
   std::map<std::string, SpeedItemNeeds> speed;  ///< By speed test ("Suite.Name").
   /// Where the handout explains each cause, by rule ("bytes", "coalescing",
-  /// "bank_conflicts", "atomics", "grid", "occupancy"); a rule missing here
+  /// "bank_conflicts", "atomics", "latency", "grid", "occupancy"); a rule missing here
   /// points to explain_default_see()'s place.
   std::map<std::string, std::string> see;
 };

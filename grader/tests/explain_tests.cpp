@@ -156,7 +156,9 @@ TEST(Explain, ACopyYardstickIsSaidToLaunchNoKernel) {
   const Recorded r = recorded("h200_lab03_transpose_tiled");
   const std::string text = joined(explain_speed_item(r.record, r.call, {}, {}));
   EXPECT_NE(text.find("no kernel (a copy engine's transfer"), std::string::npos) << text;
-  EXPECT_NE(text.find("kernel 1 of 1, transpose_tiled"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel 1 of 1, transpose_tiled, 0.153 ms (100% of the call's GPU time): 65536 blocks"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Explain, ThreeKernelsWhereOnePassIsNeededMoveTooManyBytes) {
