@@ -255,6 +255,12 @@ std::vector<KernelGroup> group_by_name(const std::vector<KernelProfile>& launche
   return groups;
 }
 
+/// Whether a stall reason is a wait on memory or on other threads (the
+/// latency rule): a global load, a fence, a sleep in a spin, a barrier.
+bool waits_on_others(const std::string& reason) {
+  return reason == "long_scoreboard" || reason == "membar" || reason == "sleeping" || reason == "barrier";
+}
+
 /// A rule that fired, and what it says.
 struct Cause {
   std::string rule;
@@ -341,9 +347,7 @@ void explain_kernel(const KernelProfile& kernel, std::size_t launches, std::size
       std::any_of(causes.begin(), causes.end(), [](const Cause& cause) { return cause.rule == "atomics"; });
   const std::optional<double> throughput = kernel.get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
   if (!atomics_named && share >= kDominantShare && throughput && *throughput < kLatencyBoundPct &&
-      !stalls.empty() &&
-      (stalls[0].first == "long_scoreboard" || stalls[0].first == "membar" ||
-       stalls[0].first == "sleeping")) {
+      !stalls.empty() && waits_on_others(stalls[0].first)) {
     causes.push_back(
         {"latency", where + format(" moves data at %.1f%% of the DRAM's peak", *throughput) +
                         " while its warps wait most on " + stalls[0].first + " (" +

@@ -142,6 +142,7 @@ TEST(Explain, ReferencesOnTheH200GetNoCause) {
       {"h200_lab03_transpose_tiled", {}},
       {"h200_lab05_count_block_aggregated", {}},
       {"h200_lab07_reduce_then_scan", {1.5, "12 bytes per element", {}}},
+      {"h200_lab07_single_pass", {}},  // its warps wait most at a barrier, at 63 % of the DRAM's peak
       {"h200_lab08_sort_keys_2to24", {6.625, "53 bytes per key", {}}},
       {"h200_lab08_sort_keys_2to28", {6.625, "53 bytes per key", {}}}};
   for (const auto& [name, needs] : references) {
@@ -299,6 +300,19 @@ TEST(Explain, AKernelThatWaitsOnOneAccessAtATimeIsNamed) {
                 "access at a time"),
       std::string::npos)
       << text;
+  // Lab 07's look-back without aggregates: the block waits at the barrier
+  // while one warp looks back one tile at a time (H200: barrier 144.9 cycles
+  // per instruction, long_scoreboard 13.2).
+  KernelProfile look_back = healthy_kernel("scan_single_pass");
+  look_back.metrics["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = 2.7;
+  look_back.metrics["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"] = 144.9;
+  look_back.metrics["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"] = 13.2;
+  const std::string waited = joined(explain_one(look_back));
+  EXPECT_NE(
+      waited.find("Likely cause: kernel 1 (scan_single_pass) moves data at 2.7% of the DRAM's peak while its "
+                  "warps wait most on barrier (waiting at __syncthreads())"),
+      std::string::npos)
+      << waited;
   // With too many atomics the atomics are the cause, and the wait their symptom.
   KernelProfile atomic_wait = chain;
   atomic_wait.metrics["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"] = 268435456.0 / 4 / 32;
