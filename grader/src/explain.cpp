@@ -519,10 +519,11 @@ std::vector<std::string> explain_speed_item(const ProfileRecord& record, const P
     }
   }
   if (likely == 0) {
-    lines.push_back(needed > 0 ? format("  Likely cause: none of the rules fires (%.2fx the bytes it needs; "
-                                        "sectors used, bank conflicts, atomics and occupancy within bounds)",
-                                        yours / needed)
-                               : "  Likely cause: none of the rules fires");
+    lines.push_back(needed > 0
+                        ? format("  Likely cause: none of the rules fires (%.2fx the bytes it needs; "
+                                 "sectors used, bank conflicts, atomics, waits and occupancy within bounds)",
+                                 yours / needed)
+                        : "  Likely cause: none of the rules fires");
   }
   return lines;
 }
