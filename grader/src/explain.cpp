@@ -530,12 +530,6 @@ std::vector<std::string> explain_speed_item(const ProfileRecord& record, const P
 
 namespace {
 
-std::string read_file_or_empty(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return "";
-  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-}
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -576,7 +570,14 @@ void explain_speed_items(ExplainMode mode, const std::string& lab_dir, const Lab
                         "WORKBOOK_NCU to its path). Your grade is the same either way.");
     return;
   }
-  const LabExplainData data = load_lab_explain_data(lab_dir + "/explain.json");
+  // A malformed explain.json costs the explanation, never the grade or the report.
+  LabExplainData data;
+  try {
+    data = load_lab_explain_data(lab_dir + "/explain.json");
+  } catch (const GraderError& error) {
+    run.notes.push_back(std::string("explain: nothing explained: ") + error.what());
+    return;
+  }
   const auto started = std::chrono::steady_clock::now();
   std::size_t explained = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -599,8 +600,8 @@ void explain_speed_items(ExplainMode mode, const std::string& lab_dir, const Lab
     under.limits.lab_s = kProfileSeconds + 60.0;
     const LabRun profiled = run_lab(run.lab_id, under);
 
-    std::string output = read_file_or_empty(log_path);
-    for (const std::string& log : profiled.logs) output += read_file_or_empty(log);
+    std::string output = read_text_file(log_path);
+    for (const std::string& log : profiled.logs) output += read_text_file(log);
     if (const std::string refusal = ncu_refusal(output); !refusal.empty()) {
       run.notes.push_back("explain: " + refusal);
       return;
@@ -619,7 +620,7 @@ void explain_speed_items(ExplainMode mode, const std::string& lab_dir, const Lab
     }
     try {
       const ProfileRecord record = parse_profile_record(nlohmann::json::parse(record_file));
-      const ProfiledCall call = split_at_marks(parse_ncu_csv(read_file_or_empty(log_path)));
+      const ProfiledCall call = split_at_marks(parse_ncu_csv(read_text_file(log_path)));
       const auto needs = data.speed.find(item.test);
       test->explanation = explain_speed_item(
           record, call, needs != data.speed.end() ? needs->second : SpeedItemNeeds{}, data.see);

@@ -1031,6 +1031,18 @@ TEST_F(GraderExplain, ByDefaultOnlyItemsBelowTargetAreProfiledAndExplainProfiles
   EXPECT_NE(run.out.find("Why it is as fast"), std::string::npos) << run.out;
 }
 
+TEST_F(GraderExplain, AMalformedExplainJsonIsANoteAndTheGradeIsWritten) {
+  const double unexplained = score_of("--no-explain");
+  write_file(dir_ / "labs" / "03-good" / "explain.json",
+             R"({"speed": {"GoodSpeed.Fast": {"bytes_factor": -1, "bytes_are": "x"}}})");
+  const GraderRun run =
+      grade(manifest_arg() + " good --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("03-good: explain: nothing explained: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("speed.GoodSpeed.Fast needs \"bytes_factor\""), std::string::npos) << run.out;
+  EXPECT_DOUBLE_EQ(json::parse(read_file(dir_ / "r.json"))["score"].get<double>(), unexplained);
+}
+
 TEST_F(GraderExplain, NoExplainProfilesNothing) {
   const GraderRun run = grade(manifest_arg() + " good --color never --no-explain");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
