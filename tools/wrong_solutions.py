@@ -18,7 +18,9 @@ A LAB is named by its folder (07-prefix-sum), its name (prefix-sum) or its
 number (07); without any, every lab. `check --compile 07 08` compiles only
 those labs' wrong solutions (seconds each).
 
-`--cheats` grades only the cheats on the speed tests ("expect": "loses_speed").
+`--cheats` grades only the cheats on the speed tests: the "expect": "loses_speed"
+ones and those marked "cheat": true (a cheat that the grader refuses before
+any test runs: a thread of its own, a persisting L2 window).
 `--hostile` grades the hostile submissions of tools/wrong_solutions/hostile.json
 instead (the sandbox issue): host code that reads another student's file,
 deletes the gradebook, connects to a port on this machine, hoards memory,
@@ -32,7 +34,9 @@ A wrong solution must lose points where its mistake is: in the lab's
 correctness groups, unless its entry says "where": "speed" (a mistake that
 only makes the code slow). A cheat on the speed tests ("expect":
 "loses_speed": a remembered answer, a skipped call, a stale buffer) must keep
-every correctness point and lose every speed point of its lab. `--jobs N` grades N wrong solutions at once on the one
+every correctness point and lose every speed point of its lab. An entry's
+"must_say" lists texts that the grader's output must hold (the reason it gave:
+"your call wrote its input", "wrong output in warm-up run 1"). `--jobs N` grades N wrong solutions at once on the one
 GPU, each in a build folder of its own (build/wrong-solutions-K): sharing the
 GPU can slow a speed test but cannot fix a wrong answer, so those verdicts
 stand; the "where": "speed" ones are graded afterwards, one at a time, with
@@ -205,6 +209,11 @@ def check_one(lab, base, mutation, compile_them, problems):
     name = mutation.get("name")
     if mutation.get("expect") not in ("loses", "loses_speed", "refused"):
         problems.append(f"{lab}: '{name}': expect must be 'loses', 'loses_speed' or 'refused'")
+    if not isinstance(mutation.get("cheat", False), bool):
+        problems.append(f"{lab}: '{name}': cheat must be true or false")
+    said = mutation.get("must_say", [])
+    if not isinstance(said, list) or not all(isinstance(text, str) and text for text in said):
+        problems.append(f"{lab}: '{name}': must_say must be a list of texts")
     if mutation.get("where", "correctness") not in ("correctness", "speed"):
         problems.append(f"{lab}: '{name}': where must be 'correctness' (the default) or 'speed'")
     if "shape" in mutation and (mutation["shape"] not in SHAPES or mutation.get("expect") != "loses"
@@ -334,6 +343,16 @@ def verdict(lab, mutation, report, log, speed_items):
     """(points shown, verdict text, ok) for one graded wrong solution."""
     if report is None:
         return "-", f"NOT GRADED (see {log})", False
+    shown, text, ok = points_verdict(lab, mutation, report, log, speed_items)
+    said = log.read_text(errors="replace") if log.exists() else ""
+    missing = [text for text in mutation.get("must_say", []) if text not in said]
+    if ok and missing:
+        return shown, f"REASON MISSING: the grader's output lacks '{missing[0]}' (see {log})", False
+    return shown, text, ok
+
+
+def points_verdict(lab, mutation, report, log, speed_items):
+    """verdict() by the points alone."""
     tests = report.get("tests", [])
     points, most = report.get("score", 0.0), sum(test.get("max_score", 0.0) for test in tests)
     shown = f"{points:.1f}/{most:.1f}"
@@ -374,10 +393,10 @@ def run(selected, jobs=1, hostile=False, cheats=False):
     speed_items = speed_item_names()
     chosen = [(lab, mutation) for lab, items in load(HOSTILE if hostile else MUTATIONS).items()
               if not selected or any(lab_matches(lab, s) for s in selected)
-              for mutation in items if not cheats or mutation["expect"] == "loses_speed"]
+              for mutation in items if not cheats or mutation["expect"] == "loses_speed" or mutation.get("cheat")]
 
     def speed_only(mutation):
-        return mutation.get("where") == "speed" or mutation["expect"] == "loses_speed"
+        return mutation.get("where") == "speed" or mutation["expect"] == "loses_speed" or mutation.get("cheat")
 
     shared = [item for item in chosen if not speed_only(item[1])]
     alone = [item for item in chosen if speed_only(item[1])]

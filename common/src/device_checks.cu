@@ -1,9 +1,12 @@
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device_checks.hpp"
+#include "workbook/random.hpp"
 
 namespace workbook {
 namespace {
@@ -71,6 +74,18 @@ std::string differences(const T* want, const T* got, std::size_t n, Same same) {
   return out.str();
 }
 
+// fingerprint += hash64 of each word with its position; one atomicAdd per warp.
+template <typename Word>
+__global__ void add_word_hashes(const Word* words, std::size_t n, std::uint64_t key,
+                                unsigned long long* fingerprint) {
+  unsigned long long sum = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    sum += hash64(key ^ (i * 0xD6E8FEB86659FD93ull), words[i]);
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xFFFFFFFFu, sum, offset);
+  if (threadIdx.x % 32 == 0) atomicAdd(fingerprint, sum);
+}
+
 }  // namespace
 
 std::string device_differences(const std::int32_t* want, const std::int32_t* got, std::size_t n) {
@@ -88,6 +103,25 @@ std::string device_differences(const std::uint64_t* want, const std::uint64_t* g
 std::string device_float_differences(const float* want, const float* got, std::size_t n,
                                      FloatTolerance tolerance) {
   return differences(want, got, n, Close{tolerance.absolute, tolerance.relative});
+}
+
+std::uint64_t device_fingerprint(DeviceBytes range, std::uint64_t key) {
+  if (range.bytes == 0) return 0;
+  DeviceBuffer<unsigned long long> fingerprint(1);
+  fingerprint.fill_bytes(0);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(range.data) % 4 == 0 && range.bytes % 4 == 0;
+  const std::size_t n = aligned ? range.bytes / 4 : range.bytes;
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::size_t>((n + kCheckThreads - 1) / kCheckThreads, kMaxCheckBlocks));
+  if (aligned) {
+    add_word_hashes<<<blocks, kCheckThreads>>>(static_cast<const std::uint32_t*>(range.data), n, key,
+                                               fingerprint.data());
+  } else {
+    add_word_hashes<<<blocks, kCheckThreads>>>(static_cast<const std::uint8_t*>(range.data), n, key,
+                                               fingerprint.data());
+  }
+  CUDA_CHECK_LAUNCH("add_word_hashes");
+  return fingerprint.to_host()[0];
 }
 
 }  // namespace workbook

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/device.hpp"
+#include "workbook/device_checks.hpp"
 #include "workbook/generators.hpp"
 #include "workbook/testing.hpp"
 
@@ -36,8 +38,33 @@ struct RegionTimes {
   double events_ms = 0;
 };
 
+// What one call could leave on the GPU to change how the next runs: lines
+// marked persisting in an L2 carve-out survive the flush and shrink the L2
+// the next call gets; an access window on the default stream marks the next
+// call's accesses streaming; a device-wide cache preference moves shared
+// memory. Reset before every timed call (about 15 us, H200). Student files
+// may not name these either (the grader's forbidden names).
+void reset_shared_gpu_state() {
+  static const bool has_persisting_l2 = [] {
+    int device = 0, bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxPersistingL2CacheSize, device));
+    return bytes > 0;  // 0 before compute capability 8.0: nothing to reset
+  }();
+  if (has_persisting_l2) {
+    cudaStreamAttrValue no_window{};
+    no_window.accessPolicyWindow.num_bytes = 0;
+    CUDA_CHECK(cudaStreamSetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &no_window));
+    CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  }
+  CUDA_CHECK(cudaDeviceSetCacheConfig(cudaFuncCachePreferNone));
+}
+
 RegionTimes time_region(const std::function<void(cudaStream_t)>& work) {
   static CudaEvent start, stop;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  reset_shared_gpu_state();
   flush_l2(nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   const Clock::time_point began = Clock::now();
@@ -87,6 +114,59 @@ std::uint64_t name_hash(const std::string& name) {
   return h;
 }
 
+// The key of the inputs' fingerprints: drawn once per process, so that no
+// code under test can know it and write an input that keeps its fingerprint.
+std::uint64_t fingerprint_key() {
+  static const std::uint64_t key = [] {
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  }();
+  return key;
+}
+
+std::vector<std::uint64_t> fingerprints(const std::vector<SpeedInput>& inputs) {
+  std::vector<std::uint64_t> prints;
+  for (const SpeedInput& input : inputs) prints.push_back(device_fingerprint(input.range, fingerprint_key()));
+  return prints;
+}
+
+// "" when every input holds what it held before the call, else which changed.
+std::string inputs_changed(const std::vector<SpeedInput>& inputs, const std::vector<std::uint64_t>& before) {
+  const std::vector<std::uint64_t> after = fingerprints(inputs);
+  std::string changed;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (after[k] != before[k]) changed += (changed.empty() ? "" : ", ") + inputs[k].name;
+  }
+  return changed;
+}
+
+// Overwrites all the yardstick wrote, so that its answer is gone before the
+// student's call (0xA5 bytes: no answer of any lab, and not the tests' poison).
+constexpr int kScrubByte = 0xA5;
+
+void scrub(const std::vector<DeviceBytes>& written) {
+  for (const DeviceBytes& range : written) {
+    if (range.bytes > 0) CUDA_CHECK(cudaMemsetAsync(range.data, kScrubByte, range.bytes, nullptr));
+  }
+}
+
+// Every task has all of its parts.
+void require_parts(const SpeedTask& task, const char* caller) {
+  if (!task.prepare || !task.run || !task.run_yardstick || !task.check)
+    throw std::invalid_argument(std::string(caller) + ": the task '" + task.what +
+                                "' needs prepare, run, run_yardstick and check");
+  if (task.inputs.empty() || task.yardstick_writes.empty())
+    throw std::invalid_argument(std::string(caller) + ": the task '" + task.what +
+                                "' must name its inputs (checked unchanged after the student's call) and "
+                                "everything its yardstick writes (overwritten before the student's call)");
+}
+
+std::string format(const char* pattern, double a, double b, double c, double d) {
+  char text[160];
+  std::snprintf(text, sizeof text, pattern, a, b, c, d);
+  return text;
+}
+
 }  // namespace
 
 std::uint64_t speed_run_seed(int run) {
@@ -94,15 +174,33 @@ std::uint64_t speed_run_seed(int run) {
 }
 
 SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
-  if (!task.prepare || !task.run || !task.run_yardstick || !task.check || task.work <= 0)
-    throw std::invalid_argument("measure_speed: the task '" + task.what +
-                                "' needs prepare, run, run_yardstick, check and a positive work");
+  require_parts(task, "measure_speed");
+  if (task.work <= 0)
+    throw std::invalid_argument("measure_speed: the task '" + task.what + "' needs a positive work");
   SpeedOutcome outcome;
   clock_overhead_ms();  // measured before the first sample, not inside it
+  outcome.problem = internal::thread_problem("before your first call in this test");
+  if (!outcome.problem.empty()) return outcome;
+
+  // The yardstick alone on the idle GPU, before the student's first call in
+  // this item: the clean time its alternation is held to.
+  std::vector<double> clean;
+  for (int k = 0; k < options.clean_runs; ++k) {
+    task.prepare(speed_run_seed(-1 - k), nullptr);
+    task.run_yardstick(nullptr);
+    clean.push_back(timed_ms(task.run_yardstick));
+    scrub(task.yardstick_writes);
+  }
+
   std::vector<double> yours, theirs;
   const Clock::time_point began = Clock::now();
   for (int run = 0;; ++run) {
+    const std::string which = run_name(run, options.warmup_runs) + " of " + task.what;
     task.prepare(speed_run_seed(run), nullptr);
+    // Lab 10's query prepares a tree with the student's build.
+    outcome.problem = internal::thread_problem("after preparing the input of " + which);
+    if (!outcome.problem.empty()) return outcome;
+    const std::vector<std::uint64_t> inputs_before = fingerprints(task.inputs);
     // One untimed call of the yardstick first: the check before it (host work,
     // 100 ms and more for some items) leaves the GPU idle, and the first call
     // after an idle spell runs slower (lab 10's sort of 2^20 pairs: a median of
@@ -110,12 +208,28 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
     // whichever call came second.
     task.run_yardstick(nullptr);
     const double their_ms = timed_ms(task.run_yardstick);
+    scrub(task.yardstick_writes);
     const double your_ms = timed_ms(task.run);
     ++outcome.runs_checked;
+    outcome.problem = internal::thread_problem("after your call in " + which);
+    if (!outcome.problem.empty()) return outcome;
+    const std::string changed = inputs_changed(task.inputs, inputs_before);
+    if (!changed.empty()) {
+      outcome.problem = "your call wrote its input in " + which + ": " + changed +
+                        " changed. A lab's functions read their inputs and never write them (keep "
+                        "intermediate results in the output or the scratch memory the contract gives "
+                        "you), and an answer that matches only a changed input proves nothing";
+      return outcome;
+    }
+    // The answer the check compares with, made after the student's call.
+    task.run_yardstick(nullptr);
     const std::string problem = task.check();
     if (!problem.empty()) {
-      outcome.problem = "wrong output in " + run_name(run, options.warmup_runs) + " of " + task.what +
-                        " (each run reads a new input): " + problem;
+      outcome.problem =
+          "wrong output in " + which + " (each run reads a new input): " + problem +
+          ". Speed counts only when every run is right. Fix the correctness tests first; if "
+          "they pass, look for state kept between calls (a remembered answer, a skipped call, a "
+          "buffer of an earlier call) or work left running on a stream of your own";
       return outcome;
     }
     if (run < options.warmup_runs) continue;
@@ -132,6 +246,22 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
   outcome.yardstick = summarize_samples(theirs, options.max_relative_spread);
   outcome.rate = task.work / outcome.yours.median_ms / 1.0e6;
   outcome.yardstick_rate = task.work / outcome.yardstick.median_ms / 1.0e6;
+  outcome.clean = summarize_samples(clean, options.max_relative_spread);
+
+  // An honest yardstick: as fast beside the student's calls as alone.
+  const double clean_ms = outcome.clean.median_ms;
+  if (outcome.yardstick.median_ms > clean_ms * (1.0 + options.yardstick_slowdown) + options.clean_margin_ms) {
+    outcome.problem =
+        "not scored: " + task.yardstick + " took " +
+        format(
+            "a median of %.4f ms beside your calls, %.0f%% more than the %.4f ms it took alone on this GPU "
+            "just before (at most %.0f%% more is allowed). ",
+            outcome.yardstick.median_ms, 100.0 * (outcome.yardstick.median_ms / clean_ms - 1.0), clean_ms,
+            100.0 * options.yardstick_slowdown) +
+        "Something else used the GPU while it was timed: another program on this GPU (a second grade, a "
+        "game, a notebook; close it and grade again) or work your code left running between calls";
+    return outcome;
+  }
 
   // The speed of light: the bytes the task must move at the copy bandwidth.
   const double copy_gbps = copy_bandwidth_gbps();
@@ -151,9 +281,7 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
 }
 
 void profile_speed_task(const SpeedTask& task, const std::string& record_path) {
-  if (!task.prepare || !task.run || !task.run_yardstick || !task.check)
-    throw std::invalid_argument("profile_speed_task: the task '" + task.what +
-                                "' needs prepare, run, run_yardstick and check");
+  require_parts(task, "profile_speed_task");
   task.prepare(speed_run_seed(0), nullptr);
   internal::start_profiled_region();
   internal::mark_profiled_call(internal::ProfiledCall::yours);
@@ -184,12 +312,12 @@ void check_speed_for(const std::string& lab_id, const SpeedTask& task, const Spe
   }
   const SpeedOutcome outcome = measure_speed(task, options);
   record_metric("speed_runs_checked", outcome.runs_checked);
+  if (outcome.clean.samples > 0 && outcome.yardstick.samples > 0) {
+    record_metric("yardstick_clean_ms", outcome.clean.median_ms);
+    record_metric("yardstick_ms", outcome.yardstick.median_ms);
+  }
   if (!outcome.problem.empty()) {
-    ADD_FAILURE() << "no speed points: " << outcome.problem
-                  << ". Speed counts only when every run is right and possible. Fix the correctness "
-                     "tests first; if they pass, look for state kept between calls (a remembered answer, "
-                     "a skipped call, a buffer of an earlier call) or work left running on a stream of "
-                     "your own.";
+    ADD_FAILURE() << "no speed points: " << outcome.problem << ".";
     return;
   }
   std::printf("[  TIMING  ] %s: %s, %.2f %s\n", task.what.c_str(), outcome.yours.summary().c_str(),
@@ -197,6 +325,8 @@ void check_speed_for(const std::string& lab_id, const SpeedTask& task, const Spe
   std::printf("[  TIMING  ] %s: %s, %.2f %s (alternately with it; %d runs checked)\n", task.yardstick.c_str(),
               outcome.yardstick.summary().c_str(), outcome.yardstick_rate, task.unit.c_str(),
               outcome.runs_checked);
+  std::printf("[  TIMING  ] %s alone, before your calls: %s\n", task.yardstick.c_str(),
+              outcome.clean.summary().c_str());
   expect_speed_for(lab_id, {outcome.rate, outcome.yardstick_rate, task.unit, task.yardstick});
 }
 

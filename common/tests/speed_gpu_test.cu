@@ -4,8 +4,13 @@
 // buffer of its own, whose output is the expected answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "workbook/buffers.hpp"
@@ -57,6 +62,8 @@ struct AddOneTask {
     task.run = [this, student](cudaStream_t stream) { student(in.data(), out.data(), stream); };
     task.run_yardstick = [this](cudaStream_t stream) { launch_add_one(in.data(), want.data(), kN, stream); };
     task.check = [this] { return device_differences(want.data(), out.data(), kN); };
+    task.inputs = {{"in", bytes_of(in)}};
+    task.yardstick_writes = {bytes_of(want)};
     return task;
   }
 };
@@ -117,9 +124,12 @@ TEST_F(SpeedHarness, DeviceDifferencesCountAndNameTheFirst) {
 TEST_F(SpeedHarness, RunsAlternateTheYardstickThenYoursEachOnANewInputAndAreEachChecked) {
   std::string order;
   std::vector<std::uint64_t> seeds;
+  DeviceBuffer<std::uint32_t> input(4), written(4);
   SpeedTask task;
   task.what = "a log";
   task.work = 1;
+  task.inputs = {{"input", bytes_of(input)}};
+  task.yardstick_writes = {bytes_of(written)};
   task.prepare = [&](std::uint64_t seed, cudaStream_t) {
     order += 'p';
     seeds.push_back(seed);
@@ -134,9 +144,13 @@ TEST_F(SpeedHarness, RunsAlternateTheYardstickThenYoursEachOnANewInputAndAreEach
   ASSERT_EQ(outcome.problem, "");
   const int runs = outcome.runs_checked;
   EXPECT_EQ(runs, 1 + outcome.yours.samples);
+  // First the yardstick alone (its clean time), then each run: the yardstick
+  // once untimed and once timed, yours, and the yardstick again for the check.
   std::string expected;
-  for (int i = 0; i < runs; ++i) expected += "pYYyc";  // the yardstick once untimed, then timed
+  for (int i = 0; i < quick().clean_runs; ++i) expected += "pYY";
+  for (int i = 0; i < runs; ++i) expected += "pYYyYc";
   EXPECT_EQ(order, expected);
+  EXPECT_EQ(outcome.clean.samples, quick().clean_runs);
   for (std::size_t i = 0; i < seeds.size(); ++i)
     for (std::size_t j = i + 1; j < seeds.size(); ++j)
       EXPECT_NE(seeds[i], seeds[j]) << "runs " << i << ", " << j;
@@ -235,6 +249,193 @@ TEST_F(SpeedHarness, ASpeedAboveTheSpeedOfLightIsRefusedWithBothNumbers) {
             std::string::npos)
       << outcome.problem;
   EXPECT_NE(outcome.problem.find("at the copy bandwidth of"), std::string::npos) << outcome.problem;
+}
+
+// ---------------------------------------------------------------------------
+// The yardstick's answer out of reach, the input unchanged, no work behind the
+// grader's back (issue "speed that cannot be bought, part two").
+
+TEST_F(SpeedHarness, TheYardsticksAnswerIsOverwrittenBeforeYourCall) {
+  AddOneTask buffers;
+  std::vector<std::uint32_t> seen;
+  const SpeedOutcome outcome = measure_speed(buffers.with([&](const std::uint32_t*, std::uint32_t* out,
+                                                              cudaStream_t s) {
+    // The cheat: copies the yardstick's output, which the same input just
+    // produced in a buffer beside out (the issue's lab 08 cheat found it
+    // by looking at the buffers of out's size around out).
+    std::uint32_t first = 0;
+    CUDA_CHECK(cudaMemcpy(&first, buffers.want.data(), sizeof first, cudaMemcpyDeviceToHost));
+    seen.push_back(first);
+    CUDA_CHECK(cudaMemcpyAsync(out, buffers.want.data(), buffers.want.bytes(), cudaMemcpyDeviceToDevice, s));
+  }),
+                                             quick());
+  EXPECT_NE(outcome.problem.find("wrong output in warm-up run 1"), std::string::npos) << outcome.problem;
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen[0], 0xA5A5A5A5u) << "the yardstick's output must be overwritten before the student's call";
+}
+
+TEST_F(SpeedHarness, AnInputWrittenByTheCallFailsTheItemEvenWhenItsOutputMatches) {
+  AddOneTask buffers;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        // The cheat: zeroes its input and writes add_one of zeros, which is
+        // what a yardstick run on the changed input would answer too.
+        CUDA_CHECK(cudaMemsetAsync(const_cast<std::uint32_t*>(in), 0, kN * sizeof(std::uint32_t), s));
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  EXPECT_NE(outcome.problem.find("your call wrote its input in warm-up run 1 of add_one of 2^26 uint32: in "
+                                 "changed"),
+            std::string::npos)
+      << outcome.problem;
+}
+
+TEST_F(SpeedHarness, AnInputUsedAsScratchAndRestoredIsAllowed) {
+  AddOneTask buffers;
+  DeviceBuffer<std::uint32_t> saved(kN);
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([&saved](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        auto* scratch = const_cast<std::uint32_t*>(in);
+        CUDA_CHECK(cudaMemcpyAsync(saved.data(), in, saved.bytes(), cudaMemcpyDeviceToDevice, s));
+        CUDA_CHECK(cudaMemsetAsync(scratch, 0x11, saved.bytes(), s));
+        launch_add_one(saved.data(), out, kN, s);
+        CUDA_CHECK(cudaMemcpyAsync(scratch, saved.data(), saved.bytes(), cudaMemcpyDeviceToDevice, s));
+      }),
+                    quick());
+  EXPECT_EQ(outcome.problem, "");
+}
+
+// Keeps the GPU busy with one spinning block for about @p ns nanoseconds (the
+// clock read is the side effect that keeps the loop).
+__global__ void spin_for(long long ns, unsigned long long* sink) {
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < ns) {
+    __nanosleep(1000);
+    now = clock64();
+  }
+  if (threadIdx.x == 0 && blockIdx.x == 0) *sink = static_cast<unsigned long long>(now - start);
+}
+
+TEST_F(SpeedHarness, AThreadLeftRunningByTheCallFailsTheItem) {
+  AddOneTask buffers;
+  std::atomic<bool> stop{false};
+  std::thread background;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([&](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        // The cheat: a thread of its own, which could keep the GPU busy while
+        // the yardstick is timed and pause while this function runs.
+        if (!background.joinable()) {
+          background = std::thread([&stop] {
+            while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          });
+        }
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  stop = true;
+  if (background.joinable()) background.join();
+  EXPECT_NE(outcome.problem.find("your code left a thread running"), std::string::npos) << outcome.problem;
+  EXPECT_NE(outcome.problem.find("after your call in warm-up run 1"), std::string::npos) << outcome.problem;
+}
+
+TEST_F(SpeedHarness, AThreadStartedBeforeTheItemFailsItBeforeAnyTiming) {
+  AddOneTask buffers;
+  std::atomic<bool> stop{false};
+  // As if an earlier test's call of the student's code had left it.
+  std::thread left_over([&stop] {
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  int calls = 0;
+  const SpeedOutcome outcome =
+      measure_speed(buffers.with([&](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+        ++calls;
+        launch_add_one(in, out, kN, s);
+      }),
+                    quick());
+  stop = true;
+  left_over.join();
+  EXPECT_NE(outcome.problem.find("your code left a thread running"), std::string::npos) << outcome.problem;
+  EXPECT_NE(outcome.problem.find("before your first call"), std::string::npos) << outcome.problem;
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(SpeedHarness, APersistingL2CarveOutIsResetBeforeEveryTimedCall) {
+  int device = 0, max_persisting = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device));
+  if (max_persisting == 0)
+    GTEST_SKIP() << "workbook-skip: this GPU has no persisting L2 carve-out (before sm_80)";
+  AddOneTask buffers;
+  std::vector<std::size_t> at_start;
+  const SpeedOutcome outcome = measure_speed(buffers.with([&](const std::uint32_t* in, std::uint32_t* out,
+                                                              cudaStream_t s) {
+    std::size_t limit = 0;
+    CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    at_start.push_back(limit);
+    launch_add_one(in, out, kN, s);
+    // The cheat: sets L2 aside for persisting lines, and marks the
+    // default stream's accesses to its output persisting, which would
+    // survive the flush and shrink the L2 the yardstick gets next.
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(max_persisting)));
+    cudaStreamAttrValue window{};
+    window.accessPolicyWindow.base_ptr = out;
+    window.accessPolicyWindow.num_bytes = std::size_t{16} << 20;
+    window.accessPolicyWindow.hitRatio = 1.0f;
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CUDA_CHECK(cudaStreamSetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &window));
+  }),
+                                             quick());
+  ASSERT_EQ(outcome.problem, "");
+  ASSERT_GE(at_start.size(), 2u);
+  for (std::size_t k = 0; k < at_start.size(); ++k) EXPECT_EQ(at_start[k], 0u) << "call " << k;
+  cudaStreamAttrValue window{};
+  CUDA_CHECK(cudaStreamGetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &window));
+  EXPECT_EQ(window.accessPolicyWindow.num_bytes, 0u) << "the default stream's window is reset too";
+}
+
+TEST_F(HarnessTimingSpeed, AYardstickSlowedBesideYourCallsIsNotScored) {
+  AddOneTask buffers;
+  DeviceBuffer<unsigned long long> sink(1);
+  bool student_called = false;
+  SpeedTask task = buffers.with([&](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+    student_called = true;
+    launch_add_one(in, out, kN, s);
+  });
+  // Stands for work beside the grader (another program, or a thread the
+  // rules missed): once the student's code has run, every yardstick call
+  // shares the GPU with half a millisecond of spinning blocks.
+  const auto honest = task.run_yardstick;
+  task.run_yardstick = [&, honest](cudaStream_t s) {
+    if (student_called) {
+      spin_for<<<132 * 8, 32, 0, s>>>(500000, sink.data());
+      CUDA_CHECK_LAUNCH("spin_for");
+    }
+    honest(s);
+  };
+  const SpeedOutcome outcome = measure_speed(task, quick());
+  EXPECT_NE(outcome.problem.find("not scored: the honest add_one took a median of"), std::string::npos)
+      << outcome.problem;
+  EXPECT_NE(outcome.problem.find("alone on this GPU"), std::string::npos) << outcome.problem;
+}
+
+TEST_F(HarnessTimingSpeed, AnIdleGpuNeverTripsTheYardsticksBound) {
+  // Ten items' worth of honest measurements: the alternation's yardstick
+  // against its clean time (the bound is 15%; calibrated on the H200).
+  AddOneTask buffers;
+  double worst = 0;
+  for (int item = 0; item < 10; ++item) {
+    const SpeedOutcome outcome =
+        measure_speed(buffers.with([](const std::uint32_t* in, std::uint32_t* out, cudaStream_t s) {
+          launch_add_one(in, out, kN, s);
+        }),
+                      quick());
+    ASSERT_EQ(outcome.problem, "") << "item " << item;
+    worst = std::max(worst, outcome.yardstick.median_ms / outcome.clean.median_ms);
+  }
+  std::printf("[  TIMING  ] the yardstick beside honest calls / alone, worst of 10 items: %.3f\n", worst);
+  EXPECT_LT(worst, 1.0 + SpeedOptions{}.yardstick_slowdown);
 }
 
 }  // namespace

@@ -91,6 +91,23 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+/// @brief A range of device memory, as the speed harness names what a call
+/// reads (its inputs) and what a yardstick writes (its output and temporary
+/// storage).
+struct DeviceBytes {
+  void* data = nullptr;   ///< The first byte.
+  std::size_t bytes = 0;  ///< How many bytes.
+};
+
+/// @brief The whole of @p buffer as a DeviceBytes.
+/// @tparam T The element type.
+/// @param[in] buffer The buffer.
+/// @return Its data() and bytes().
+template <typename T>
+DeviceBytes bytes_of(DeviceBuffer<T>& buffer) {
+  return {buffer.data(), buffer.bytes()};
+}
+
 /// @brief Allocates a device buffer holding a copy of @p host.
 /// @tparam T The element type.
 /// @param[in] host The elements to upload.

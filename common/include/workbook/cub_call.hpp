@@ -40,6 +40,12 @@ class CubCall {
     CUDA_CHECK(call_(temp_.data(), bytes, stream));
   }
 
+  /// @brief The temporary storage CUB works in: the speed harness overwrites
+  /// it with the yardstick's output after each timed call, since what an
+  /// algorithm leaves there (a sort's last passes) is close to its answer.
+  /// @return The storage.
+  DeviceBytes storage() { return bytes_of(temp_); }
+
  private:
   Call call_;
   DeviceBuffer<unsigned char> temp_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "workbook/buffers.hpp"
 #include "workbook/compare.hpp"
 
 namespace workbook {
@@ -36,5 +37,17 @@ std::string device_differences(const std::uint64_t* want, const std::uint64_t* g
 /// count and the first difference.
 std::string device_float_differences(const float* want, const float* got, std::size_t n,
                                      FloatTolerance tolerance);
+
+/// @brief A keyed fingerprint of device memory, computed on the device (the
+/// default stream; it waits for the result): the wrapping sum, over the
+/// 4-byte words (or the bytes, where the range is not 4-byte aligned), of
+/// hash64 of the word and its position under @p key. A changed or moved byte
+/// changes it, except by a chance of about 2^-64 for someone who does not
+/// know the key. The speed harness checks with it that a call left its input
+/// as it found it.
+/// @param[in] range The device memory.
+/// @param[in] key The key (the harness draws one per process).
+/// @return The fingerprint; 0 for an empty range.
+std::uint64_t device_fingerprint(DeviceBytes range, std::uint64_t key);
 
 }  // namespace workbook

@@ -6,14 +6,27 @@
 ///   2. is timed so that all the GPU work the call started counts, on any
 ///      stream: CUDA events on the default stream, and the host's clock up to
 ///      a device-wide synchronize for work on streams of the student's own;
+///      before each timed call the L2 cache is flushed and what a call could
+///      leave in it for the next (a persisting carve-out, a default stream's
+///      access window, a device-wide cache preference) is reset;
 ///   3. times the yardstick on the same input (after one untimed call of it, so
 ///      that both timed calls start on a busy GPU) just before the student's call
 ///      (yardstick, student, yardstick, student, ...: clocks, temperature and
-///      leftover work hit both alike), so that its output is the answer for
-///      the input as drawn;
-///   4. has its output checked, untimed, by `check` (on the device where the
+///      leftover work hit both alike);
+///   4. keeps the yardstick's answer out of the student's reach: after its
+///      timed call, everything it wrote (`yardstick_writes`: its output and its
+///      temporary storage) is overwritten; the inputs are fingerprinted before
+///      the student's call and must be unchanged after it; then the yardstick
+///      runs again, untimed, on that same input, and `check` compares;
+///   5. has its output checked, untimed, by `check` (on the device where the
 ///      data is large): one wrong run, warm-ups included, fails the item with
 ///      the run's number and what was wrong, and it scores nothing.
+/// No work behind the grader's back: the process may hold no thread beyond
+/// the main thread and the CUDA runtime's own, before the student's first
+/// call and after each (workbook/process_threads), and the yardstick's median
+/// in the alternation may not be clearly slower than its clean time, measured
+/// alone on the GPU before the student's call ran in the item: something else
+/// used the GPU then, and the item is not scored.
 /// A median faster than the task's speed of light (the bytes it must move at
 /// the copy bandwidth measured in the same process) is refused, whatever the
 /// output.
@@ -24,11 +37,19 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "workbook/buffers.hpp"
 #include "workbook/profile_record.hpp"
 #include "workbook/timing.hpp"
 
 namespace workbook::testing {
+
+/// @brief A device input of a speed item, by its name in the lab's contract.
+struct SpeedInput {
+  std::string name;   ///< e.g. "keys_in".
+  DeviceBytes range;  ///< The memory the student's call reads.
+};
 
 /// @brief One speed item: what to run, what to compare it with, how to check it.
 struct SpeedTask {
@@ -48,10 +69,19 @@ struct SpeedTask {
   std::function<void(cudaStream_t stream)> run_yardstick;
   /// The student's call on the same input (timed, second).
   std::function<void(cudaStream_t stream)> run;
-  /// After both ran on a run's input: "" when the student's output is right
-  /// for that input (the yardstick's output, or a property that proves it),
-  /// else what is wrong (untimed).
+  /// After the student's call and one more untimed call of the yardstick on
+  /// the same (unchanged) input: "" when the student's output is right for
+  /// that input (the yardstick's output, or a property that proves it), else
+  /// what is wrong (untimed).
   std::function<std::string()> check;
+  /// Everything the student's call reads: fingerprinted after `prepare` and
+  /// checked after the call, which may not change a byte of it.
+  std::vector<SpeedInput> inputs;
+  /// Everything the yardstick writes: its output and its temporary storage
+  /// (CubCall::storage()). Overwritten after its timed call, before the
+  /// student's, so that no answer of it is left where the student's code
+  /// could copy it.
+  std::vector<DeviceBytes> yardstick_writes;
 };
 
 /// @brief How long to measure.
@@ -64,23 +94,34 @@ struct SpeedOptions {
   /// A rate up to this many times the copy bandwidth's is believed: a kernel
   /// that only reads can beat a copy's read-and-write rate by about 5 % (H200).
   double light_allowance = 1.25;
+  /// Timed runs of the yardstick alone, before the student's first call: its clean time.
+  int clean_runs = 5;
+  /// The item is not scored when the yardstick's median in the alternation
+  /// exceeds its clean median by more than this fraction, and by
+  /// clean_margin_ms: something else used the GPU while it was timed.
+  double yardstick_slowdown = 0.15;
+  double clean_margin_ms = 0.005;  ///< The absolute part of that bound (timer jitter on short calls).
 };
 
 /// @brief What a speed item measured.
 struct SpeedOutcome {
   TimingResult yours;         ///< The student's samples.
   TimingResult yardstick;     ///< The yardstick's samples, taken alternately with them.
+  TimingResult clean;         ///< The yardstick alone, before the student's first call.
   double rate = 0;            ///< work / the student's median.
   double yardstick_rate = 0;  ///< work / the yardstick's median.
   int runs_checked = 0;       ///< Runs whose output was checked (warm-ups included).
-  std::string problem;        ///< Empty, or why the item scores nothing (a wrong run, an impossible speed).
+  /// Empty, or why the item scores nothing: a wrong run, an input written, a
+  /// thread left running, a yardstick slowed by other work, an impossible speed.
+  std::string problem;
 };
 
 /// @brief Runs the loop described at the top of this file.
 /// @param[in] task The speed item.
 /// @param[in] options How long to measure.
 /// @return The timings and rates, or the problem that voids them.
-/// @throws std::invalid_argument when the task lacks a part.
+/// @throws std::invalid_argument when the task lacks a part (inputs and
+/// yardstick_writes included).
 SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options = {});
 
 /// @brief The seed of run @p run of the running test: derived from the test

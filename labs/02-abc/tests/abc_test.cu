@@ -166,6 +166,8 @@ void expect_copy_speed(const Launcher& launch, const std::string& name) {
     CUDA_CHECK_LAUNCH("abc_reference");
     return workbook::device_float_differences(want.data(), d.data(), n, abc_tolerance());
   };
+  task.inputs = {{"a", workbook::bytes_of(a)}, {"b", workbook::bytes_of(b)}, {"c", workbook::bytes_of(c)}};
+  task.yardstick_writes = {workbook::bytes_of(copy_to)};
   workbook::testing::check_speed(task);
 }
 

@@ -412,6 +412,8 @@ TEST_F(TransposeSpeed, TiledTransposeReachesTargetFractionOfCopyBandwidth) {
     return workbook::device_differences(reinterpret_cast<const std::uint32_t*>(want.data()),
                                         reinterpret_cast<const std::uint32_t*>(out.data()), s.size());
   };
+  task.inputs = {{"in", workbook::bytes_of(in)}};
+  task.yardstick_writes = {workbook::bytes_of(copy_to)};
   workbook::testing::check_speed(task);
 }
 

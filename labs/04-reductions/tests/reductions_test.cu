@@ -599,6 +599,8 @@ void expect_sum_speed(Combine combine) {
     return "the sum is " + std::to_string(want) + ", got " + std::to_string(got) +
            (got == kIntPoison ? " (the poison: the result was never written)" : "");
   };
+  task.inputs = {{"in", workbook::bytes_of(in)}};
+  task.yardstick_writes = {workbook::bytes_of(cub_result), cub.storage()};
   workbook::testing::check_speed(task);
 }
 

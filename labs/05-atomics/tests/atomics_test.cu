@@ -885,6 +885,8 @@ TEST_F(AtomicsSpeed, BlockAggregatedCountBeatsPerThreadAtomics) {
     return "the count is " + std::to_string(got) + ", expected " + std::to_string(want) +
            " (the number of odd values, from 0)";
   };
+  task.inputs = {{"values", workbook::bytes_of(values)}};
+  task.yardstick_writes = {workbook::bytes_of(yardstick_count)};
   workbook::testing::check_speed(task);
 }
 
@@ -939,6 +941,8 @@ TEST_F(AtomicsSpeed, BlockAggregatedFilterBeatsPerThreadAtomics) {
     }
     return "";
   };
+  task.inputs = {{"values", workbook::bytes_of(values)}};
+  task.yardstick_writes = {workbook::bytes_of(yardstick_out), workbook::bytes_of(yardstick_count)};
   workbook::testing::check_speed(task);
 }
 
@@ -974,6 +978,8 @@ TEST_F(AtomicsSpeed, MatchAnyCountByKeyBeatsPlainAtomicsOnLongRuns) {
         workbook::device_differences(yardstick_counts.data(), counts.data(), counts.size());
     return problem.empty() ? problem : "counts (index = key): " + problem;
   };
+  task.inputs = {{"keys", workbook::bytes_of(keys)}};
+  task.yardstick_writes = {workbook::bytes_of(yardstick_counts)};
   workbook::testing::check_speed(task);
 }
 

@@ -873,6 +873,8 @@ TEST_F(CompactionSpeed, StableCompactionReachesTargetFractionOfCub) {
     const std::string kept = workbook::device_differences(cub_out.data(), out.data(), want);
     return kept.empty() ? kept : "out (out[j] must be the j-th kept element, in input order): " + kept;
   };
+  task.inputs = {{"in", workbook::bytes_of(in)}};
+  task.yardstick_writes = {workbook::bytes_of(cub_out), workbook::bytes_of(cub_count), cub.storage()};
   workbook::testing::check_speed(task);
 }
 

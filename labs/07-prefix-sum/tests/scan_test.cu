@@ -512,6 +512,8 @@ void expect_scan_speed(const char* what,
   task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
   task.run = [&](cudaStream_t stream) { ours_run(in.data(), out.data(), stream); };
   task.check = [&] { return workbook::device_differences(cub_out.data(), out.data(), kSpeedSize); };
+  task.inputs = {{"in", workbook::bytes_of(in)}};
+  task.yardstick_writes = {workbook::bytes_of(cub_out), cub.storage()};
   workbook::testing::check_speed(task);
 }
 

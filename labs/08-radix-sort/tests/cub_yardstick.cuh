@@ -51,6 +51,11 @@ class CubSortKeys {
   /// @param[in] stream The stream (nullptr: the default stream).
   void run(cudaStream_t stream) { call_.run(stream); }
 
+  /// @brief CUB's temporary storage, which the speed harness overwrites after
+  /// each timed call together with the output.
+  /// @return The storage.
+  workbook::DeviceBytes storage() { return call_.storage(); }
+
  private:
   workbook::CubCall call_;
 };
@@ -75,6 +80,11 @@ class CubSortPairs {
   /// @brief Enqueues the sort on @p stream.
   /// @param[in] stream The stream (nullptr: the default stream).
   void run(cudaStream_t stream) { call_.run(stream); }
+
+  /// @brief CUB's temporary storage, which the speed harness overwrites after
+  /// each timed call together with the output.
+  /// @return The storage.
+  workbook::DeviceBytes storage() { return call_.storage(); }
 
  private:
   workbook::CubCall call_;

@@ -55,6 +55,8 @@ class RadixSortSpeed : public GpuTest {
     task.run_yardstick = [&](cudaStream_t stream) { cub.run(stream); };
     task.run = [&](cudaStream_t stream) { sort_keys(in.data(), out.data(), n, scratch, stream); };
     task.check = [&] { return workbook::device_differences(cub_out.data(), out.data(), n); };
+    task.inputs = {{"keys_in", workbook::bytes_of(in)}};
+    task.yardstick_writes = {workbook::bytes_of(cub_out), cub.storage()};
     workbook::testing::check_speed(task);
   }
 };
@@ -97,6 +99,8 @@ TEST_F(RadixSortSpeed, PairsAt2To24ReachTargetFractionOfCub) {
     const std::string values = workbook::device_differences(cub_values.data(), values_out.data(), n);
     return values.empty() ? values : "values (keys right; is the sort stable?): " + values;
   };
+  task.inputs = {{"keys_in", workbook::bytes_of(keys_in)}, {"values_in", workbook::bytes_of(values_in)}};
+  task.yardstick_writes = {workbook::bytes_of(cub_keys), workbook::bytes_of(cub_values), cub.storage()};
   workbook::testing::check_speed(task);
 }
 

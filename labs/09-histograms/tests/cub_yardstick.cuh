@@ -36,6 +36,11 @@ class CubByteHistogram {
   /// @param[in] stream The stream (nullptr: the default stream).
   void run(cudaStream_t stream) { call_.run(stream); }
 
+  /// @brief CUB's temporary storage, which the speed harness overwrites after
+  /// each timed call together with the output.
+  /// @return The storage.
+  workbook::DeviceBytes storage() { return call_.storage(); }
+
  private:
   workbook::CubCall call_;
 };
@@ -95,6 +100,11 @@ class CubWideHistogram {
   /// @brief Enqueues the histogram on @p stream.
   /// @param[in] stream The stream (nullptr: the default stream).
   void run(cudaStream_t stream) { call_.run(stream); }
+
+  /// @brief CUB's temporary storage, which the speed harness overwrites after
+  /// each timed call together with the output.
+  /// @return The storage.
+  workbook::DeviceBytes storage() { return call_.storage(); }
 
  private:
   workbook::CubCall call_;

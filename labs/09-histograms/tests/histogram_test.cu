@@ -816,6 +816,8 @@ class HistogramSpeed : public GpuTest {
       return "the guard counts after the last bin (index 0 = bin 256; nothing may be written there): " +
              guards;
     };
+    task.inputs = {{"in", workbook::bytes_of(in)}};
+    task.yardstick_writes = {workbook::bytes_of(cub_bins), cub.storage()};
     workbook::testing::check_speed(task);
   }
 };

@@ -286,6 +286,11 @@ class UniformGrid {
   /// @return The count.
   std::size_t pairs_found() const { return static_cast<std::size_t>(pair_count_.to_host()[0]); }
 
+  /// @brief What query() writes besides the pairs: its counter, which the
+  /// speed harness overwrites with the pairs after each timed call.
+  /// @return The counter.
+  workbook::DeviceBytes query_output() { return workbook::bytes_of(pair_count_); }
+
   /// @brief Cells per axis.
   /// @return The grid's dimensions.
   int3 dims() const { return dims_; }

@@ -157,6 +157,9 @@ TEST_F(LbvhSpeed, BuildOf2To20ObjectsReachesTargetFractionOfOneSort) {
         workbook::compare_exact(reference::sort_objects(scene).objects, tree.objects);
     return order.ok() ? "" : "objects (the leaves in the Morton order): " + order.describe();
   };
+  task.inputs = {{"boxes", workbook::bytes_of(boxes)}};
+  task.yardstick_writes = {workbook::bytes_of(codes_out), workbook::bytes_of(indices_out),
+                           workbook::bytes_of(temp)};
   workbook::testing::check_speed(task);
 }
 
@@ -220,6 +223,17 @@ TEST_F(LbvhSpeed, QueryOf2To20ObjectsReachesTargetFractionOfAUniformGrid) {
                : "the query's " + std::to_string(found) +
                      " pairs are not the grid's (as many, but some missing, repeated or wrong)";
   };
+  // The query reads the tree that prepare built.
+  const auto tree_array = [&](const void* data, std::size_t bytes) {
+    return workbook::DeviceBytes{const_cast<void*>(data), bytes};
+  };
+  const TreeView tree = bvh.view();
+  task.inputs = {{"tree.objects", tree_array(tree.objects, kObjects * sizeof(std::uint32_t))},
+                 {"tree.left", tree_array(tree.left, (kObjects - 1) * sizeof(std::uint32_t))},
+                 {"tree.right", tree_array(tree.right, (kObjects - 1) * sizeof(std::uint32_t))},
+                 {"tree.last", tree_array(tree.last, (kObjects - 1) * sizeof(std::uint32_t))},
+                 {"tree.boxes", tree_array(tree.boxes, (2 * kObjects - 1) * sizeof(Aabb))}};
+  task.yardstick_writes = {workbook::bytes_of(grid_pairs), grid.query_output()};
   workbook::testing::check_speed(task);
 }
 
