@@ -123,8 +123,13 @@ function(workbook_add_lab folder base)
   # Remember the lab for the grader's manifest.
   set(entry "{\"id\": \"${folder}\", \"base\": \"${base}\"")
   string(APPEND entry ", \"student_tests\": \"$<TARGET_FILE:${prefix}_tests_student>\"")
+  # The compiled files, whose calls the grader lists (grader/README.md, "The calls of the compiled file").
+  string(APPEND entry ", \"student_library\": \"$<TARGET_FILE:${prefix}_student>\"")
   if(TARGET ${prefix}_tests_solution)
     string(APPEND entry ", \"solution_tests\": \"$<TARGET_FILE:${prefix}_tests_solution>\"")
+  endif()
+  if(TARGET ${prefix}_solution)
+    string(APPEND entry ", \"solution_library\": \"$<TARGET_FILE:${prefix}_solution>\"")
   endif()
   if(TARGET ${prefix}_experiment)
     string(APPEND entry ", \"student_experiment\": \"$<TARGET_FILE:${prefix}_experiment>\"")

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "barrier_checks.hpp"
+#include "call_checks.hpp"
 #include "cli.hpp"
 #include "error.hpp"
 #include "explain.hpp"
@@ -240,8 +241,9 @@ std::string lab_source_dir(const Manifest& manifest, const LabEntry& lab) {
   return manifest.source_dir.empty() ? "" : manifest.source_dir + "/labs/" + lab.id;
 }
 
-/// One lab: the source checks, its tests, in sanitizer mode the same small
-/// tests again under each tool (speed tests skipped), and what the failures mean.
+/// One lab: the source checks, the calls of the compiled file, its tests, in
+/// sanitizer mode the same small tests again under each tool (speed tests
+/// skipped), and what the failures mean.
 LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric& lab_rubric,
                  const Options& options, const RunOptions& run_options) {
   const std::string& source_root = options.solutions ? manifest.source_dir : manifest.student_root;
@@ -249,6 +251,12 @@ LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric&
   // refused without running: its tests would measure the forbidden code.
   const std::string refusal = check_lab_source(source_root, lab, options.solutions, lab_rubric.forbidden);
   if (!refusal.empty()) return refused_run(lab.id, refusal);
+  // What the compiled file calls, whatever macro, alias or template spelled
+  // it: a thread of its own could keep the GPU busy while the yardstick is timed.
+  const CallCheck calls =
+      check_compiled_calls(lab_library(lab, options.solutions), lab_source_file(lab, options.solutions),
+                           options.solutions, run_options.work_dir);
+  if (!calls.refusal.empty()) return refused_run(lab.id, calls.refusal);
   // A barrier that only some threads reach often passes every test (sm_70
   // and later), so the source is read for it: a warning, or a refusal where
   // the rubric says so.
@@ -256,6 +264,7 @@ LabRun grade_lab(const Manifest& manifest, const LabEntry& lab, const LabRubric&
   if (!barriers.empty() && lab_rubric.barrier_in_divergent_code == BarrierPolicy::fail)
     return refused_run(lab.id, barrier_refusal(lab, options.solutions, barriers));
   LabRun run = run_lab_tests(lab, lab_rubric, options, run_options);
+  if (!calls.note.empty()) run.notes.push_back(calls.note);
   // Failing tests are not run again in sanitizer mode: it judges memory
   // safety, and its runs take long enough.
   analyze_failures(lab_source_dir(manifest, lab), run_options, options.sanitize.empty(), run);

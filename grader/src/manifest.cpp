@@ -84,6 +84,8 @@ Manifest parse_manifest(const std::string& text, const std::string& path) {
     lab.solution_tests = string_field(entry, "solution_tests", false, where, path);
     lab.student_experiment = string_field(entry, "student_experiment", false, where, path);
     lab.solution_experiment = string_field(entry, "solution_experiment", false, where, path);
+    lab.student_library = string_field(entry, "student_library", false, where, path);
+    lab.solution_library = string_field(entry, "solution_library", false, where, path);
     manifest.labs.push_back(lab);
   }
   return manifest;

@@ -17,6 +17,8 @@ struct LabEntry {
   std::string solution_tests;       ///< Test binary linked to the reference solution.
   std::string student_experiment;   ///< Optional experiment binary.
   std::string solution_experiment;  ///< Optional experiment binary (solution).
+  std::string student_library;      ///< Optional: the static library of the compiled student file.
+  std::string solution_library;     ///< Optional: the static library of the compiled reference solution.
 };
 
 /// @brief The whole manifest.

@@ -506,6 +506,30 @@ std::vector<ForbiddenGroup> make_forbidden_everywhere() {
        {"testing", "gtest", "RUN_ALL_TESTS", "WORKBOOK_RESULTS", "WORKBOOK_SEED", "WORKBOOK_RUBRIC"},
        {"gtest", "gmock", "testing"},
        {"WORKBOOK_RESULTS", "WORKBOOK_SEED", "WORKBOOK_RUBRIC"}},
+      // A driver entry point reaches any driver function, host callbacks and contexts included.
+      {"It starts a thread or a host callback: the grader times your code and the yardstick one after the "
+       "other on an idle GPU, and a thread or callback of your own could run work between the calls, keeping "
+       "the GPU busy while the yardstick runs. Your functions run on the caller's thread and only launch GPU "
+       "work." +
+           fix,
+       {"pthread_create", "thrd_create", "timer_create", "jthread", "async", "cudaLaunchHostFunc",
+        "cudaStreamAddCallback", "cudaGraphAddHostNode", "cudaGraphExecHostNodeSetParams",
+        "cudaGraphHostNodeSetParams", "cudaGraphNodeTypeHost", "cudaUserObjectCreate", "cuLaunchHostFunc",
+        "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion", "cuGetProcAddress"},
+       {"thread", "threads", "pthread", "future", "execution", "omp"},
+       {}},
+      {"It changes a setting of the whole GPU that the yardstick shares (the L2 cache's persisting "
+       "carve-out, the cache configuration, the device's limits): the grader times the yardstick on the same "
+       "GPU, which would run under your settings. Use the GPU as the tests hand it to you." +
+           fix,
+       {"cudaDeviceSetLimit", "cudaLimitPersistingL2CacheSize", "cudaCtxResetPersistingL2Cache",
+        "cudaAccessPolicyWindow", "accessPolicyWindow", "cudaStreamAttributeAccessPolicyWindow",
+        "cudaLaunchAttributeAccessPolicyWindow", "cudaKernelNodeAttributeAccessPolicyWindow",
+        "cudaAccessPropertyPersisting", "cudaStreamSetAttribute", "cudaGraphKernelNodeSetAttribute",
+        "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig"},
+       {},
+       {},
+       true},
   };
 }
 
@@ -578,7 +602,7 @@ void find_everywhere_tokens(const StrippedSource& source, std::vector<SourceViol
     const EverywhereName hit = everywhere_name(token);
     if (is_mangled(token)) {
       out.push_back(mangled_violation(source.lines[at], std::string(token)));
-    } else if (hit.name != nullptr && !is_member(code, at)) {
+    } else if (hit.name != nullptr && (hit.group->members_too || !is_member(code, at))) {
       out.push_back({"", source.lines[at], *hit.name, qualified_name(code, at, end), hit.group->why,
                      ForbiddenBy::grader});
     }
@@ -604,7 +628,8 @@ std::string shortened(const std::string& text) {
 
 /// The words of an asm or alias string are code: "call exit@PLT", "exit;"
 /// and an assembler name "exit" all reach exit, "syscall" and "int $0x80" the
-/// kernel.
+/// kernel. A word right after '.' is part of an instruction or a longer
+/// symbol name, not a function: PTX's cp.async and fence.proxy.async pass.
 void check_string_words(const std::string& body, std::size_t line, const std::string& found,
                         std::vector<SourceViolation>& out) {
   std::string previous;
@@ -619,7 +644,7 @@ void check_string_words(const std::string& body, std::size_t line, const std::st
     std::size_t end = at;
     while (end < body.size() && word_char(body[end])) ++end;
     const std::string word = body.substr(at, end - at);
-    const EverywhereName hit = everywhere_name(word);
+    const EverywhereName hit = at > 0 && body[at - 1] == '.' ? EverywhereName{} : everywhere_name(word);
     if (is_mangled(word)) {
       out.push_back(mangled_violation(line, found));
     } else if (hit.name != nullptr) {

@@ -77,14 +77,18 @@ struct ForbiddenGroup {
   std::vector<std::string> names;
   std::vector<std::string> headers;   ///< Names that an #include path may not name (see path_names()).
   std::vector<std::string> literals;  ///< Texts that no string literal may contain.
+  /// The names count as members too: fields such as accessPolicyWindow are
+  /// reached as members (attr.accessPolicyWindow.base_ptr).
+  bool members_too = false;
 };
 
 /// @brief What no student file may use, in any lab, whatever the rubric says
 /// (see grader/README.md): what ends the process, sends signals, reads or
 /// changes the environment, opens or writes files, redirects output, starts
-/// processes, reaches functions by name or number, or touches the test
-/// harness and the grader's results channel. The student's file only computes
-/// on the GPU; the tests do the I/O.
+/// processes, reaches functions by name or number, touches the test harness
+/// and the grader's results channel, starts threads or host callbacks, or
+/// changes a setting of the whole GPU. The student's file only computes on
+/// the GPU; the tests do the I/O.
 /// @return The groups, in the order the README lists them.
 const std::vector<ForbiddenGroup>& forbidden_everywhere();
 

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "host_compiler.hpp"
+#include "process.hpp"
 #include "sandbox.hpp"
 #include "workbook/device.hpp"
 
@@ -504,6 +506,43 @@ TEST_F(GraderEndToEnd, ForbiddenCallRefusesTheLabAndOtherLabsAreGraded) {
       "- solutions/03-good/good.cu:3: remove cub ('cub' is forbidden in this lab). CUB is the yardstick");
   EXPECT_EQ((*find_item(solution_results, "03-good: bandwidth"))["output"],
             "not scored: the lab was refused (its source uses what this lab forbids)");
+}
+
+TEST_F(GraderEndToEnd, ACompiledFileThatStartsAThreadIsRefusedAndTheSolutionsLibraryIsItsOwn) {
+  if (workbook::grader::find_on_path("nm").empty()) GTEST_SKIP() << "no nm on PATH (binutils)";
+  std::string threads;
+  std::string honest;
+  ASSERT_EQ(
+      workbook::grader::test_tree::compile_object(
+          dir_, "threads", "#include <thread>\nvoid good() { std::thread([] {}).detach(); }\n", threads),
+      "");
+  ASSERT_EQ(workbook::grader::test_tree::compile_object(dir_, "honest", "int good(int n) { return n + 1; }\n",
+                                                        honest),
+            "");
+  json manifest = json::parse(read_file(dir_ / "workbook-labs.json"));
+  manifest["labs"][2]["student_library"] = threads;
+  manifest["labs"][2]["solution_library"] = honest;
+  write_file(dir_ / "workbook-labs.json", manifest.dump(2));
+
+  const GraderRun run =
+      grade(manifest_arg() + " good --color never --json '" + (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_DOUBLE_EQ(results["score"].get<double>(), 0.0);
+  const std::string output = (*find_item(results, "03-good: all"))["output"];
+  EXPECT_EQ(
+      output.rfind("refused: labs/03-good/good.cu calls what no student file may call, so the lab scores 0 "
+                   "and its tests were not run. Remove what calls each of these and grade again:\n"
+                   "- labs/03-good/good.cu calls std::thread::_M_start_thread (it starts a thread",
+                   0),
+      0u)
+      << output;
+  EXPECT_NE(run.out.find("03-good  refused"), std::string::npos) << run.out;
+
+  // --solutions checks the solution's library, which calls nothing forbidden.
+  const GraderRun solutions = grade(manifest_arg() + " --solutions good --color never");
+  ASSERT_EQ(solutions.exit_code, 0) << solutions.out << solutions.err;
+  EXPECT_NE(solutions.out.find("03-good  3/3"), std::string::npos) << solutions.out;
 }
 
 TEST_F(GraderEndToEnd, ABarrierInDivergentCodeWarnsAndCostsPointsOnlyWhenTheRubricSaysFail) {

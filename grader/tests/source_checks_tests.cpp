@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -262,7 +263,116 @@ TEST_F(EverywhereFiles, RefusesOtherSpellingsOfAForbiddenCall) {
             std::string::npos);
 }
 
+/// The group of forbidden_everywhere() that lists @p name.
+const ForbiddenGroup& group_of(const std::string& name) {
+  for (const ForbiddenGroup& group : forbidden_everywhere()) {
+    if (std::find(group.names.begin(), group.names.end(), name) != group.names.end()) return group;
+  }
+  ADD_FAILURE() << "no group lists " << name;
+  return forbidden_everywhere().front();
+}
+
+TEST_F(EverywhereFiles, RefusesThreadsAndHostCallbacks) {
+  const ForbiddenGroup group = group_of("pthread_create");
+  EXPECT_EQ(
+      group.why,
+      "It starts a thread or a host callback: the grader times your code and the yardstick one after the "
+      "other on an idle GPU, and a thread or callback of your own could run work between the calls, "
+      "keeping the GPU busy while the yardstick runs. Your functions run on the caller's thread and only "
+      "launch GPU work." +
+          std::string(kFix));
+  for (const std::string& name : group.names) {
+    const std::vector<SourceViolation> found = find_violations_everywhere("void f() { x = " + name + "; }\n");
+    ASSERT_EQ(found.size(), 1u) << name;
+    EXPECT_EQ(found[0].name, name);
+    EXPECT_EQ(found[0].why, group.why) << name;
+  }
+  EXPECT_EQ(refusal_of("#include <future>\n"
+                       "int launch_abc() {\n"
+                       "  auto done = std::async(std::launch::async, [] { return 1; });\n"
+                       "  cudaLaunchHostFunc(0, nullptr, nullptr);\n"
+                       "  return done.get();\n"
+                       "}\n"),
+            std::string(kHeader) +
+                "- labs/02-abc/abc.cu:1: remove #include <future> ('future' is forbidden in every lab). " +
+                group.why +
+                "\n- labs/02-abc/abc.cu:3: remove std::async ('async' is forbidden in every lab). " +
+                group.why +
+                "\n- labs/02-abc/abc.cu:3: remove std::launch::async ('async' is forbidden in every lab). " +
+                group.why +
+                "\n- labs/02-abc/abc.cu:4: remove cudaLaunchHostFunc ('cudaLaunchHostFunc' is forbidden in "
+                "every lab). " +
+                group.why);
+  EXPECT_EQ(everywhere_in("#include <thread>\n#include <pthread.h>\n#include <threads.h>\n#include <omp.h>\n"
+                          "#include <execution>\n#include <bits/std_thread.h>\n"
+                          "std::jthread worker; void g() { asm(\"call pthread_create@PLT\"); }\n"),
+            (Lines{"1 thread #include <thread>", "2 pthread #include <pthread.h>",
+                   "3 threads #include <threads.h>", "4 omp #include <omp.h>",
+                   "5 execution #include <execution>", "6 thread #include <bits/std_thread.h>",
+                   "7 jthread std::jthread", "7 pthread_create asm(\"call pthread_create@PLT\")"}));
+}
+
+TEST_F(EverywhereFiles, RefusesSettingsOfTheWholeGpuAlsoAsMembers) {
+  const ForbiddenGroup group = group_of("cudaDeviceSetLimit");
+  EXPECT_TRUE(group.members_too);
+  EXPECT_EQ(group.why,
+            "It changes a setting of the whole GPU that the yardstick shares (the L2 cache's persisting "
+            "carve-out, the cache configuration, the device's limits): the grader times the yardstick on the "
+            "same GPU, which would run under your settings. Use the GPU as the tests hand it to you." +
+                std::string(kFix));
+  for (const std::string& name : group.names) {
+    const std::vector<SourceViolation> found = find_violations_everywhere("void f() { x = " + name + "; }\n");
+    ASSERT_EQ(found.size(), 1u) << name;
+    EXPECT_EQ(found[0].name, name);
+    EXPECT_EQ(found[0].why, group.why) << name;
+  }
+  const std::string refusal = refusal_of(
+      "void launch_abc(const float* a, std::size_t bytes, cudaStream_t stream) {\n"
+      "  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes);\n"
+      "  cudaStreamAttrValue attr = {};\n"
+      "  attr.accessPolicyWindow.base_ptr = const_cast<float*>(a);\n"
+      "  attr . accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;\n"
+      "  cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr);\n"
+      "}\n");
+  for (const char* line :
+       {"abc.cu:2: remove cudaDeviceSetLimit ('cudaDeviceSetLimit' is forbidden in every lab). It changes a "
+        "setting of the whole GPU",
+        "abc.cu:2: remove cudaLimitPersistingL2CacheSize ('cudaLimitPersistingL2CacheSize'",
+        "abc.cu:4: remove accessPolicyWindow ('accessPolicyWindow' is forbidden in every lab). It changes",
+        "abc.cu:5: remove accessPolicyWindow ('accessPolicyWindow'",
+        "abc.cu:5: remove cudaAccessPropertyPersisting ('cudaAccessPropertyPersisting'",
+        "abc.cu:6: remove cudaStreamSetAttribute ('cudaStreamSetAttribute'",
+        "abc.cu:6: remove cudaStreamAttributeAccessPolicyWindow ('cudaStreamAttributeAccessPolicyWindow'"}) {
+    EXPECT_NE(refusal.find(line), std::string::npos) << line << "\n" << refusal;
+  }
+  EXPECT_EQ(everywhere_in("void f(cudaLaunchAttribute* a) { a->accessPolicyWindow.num_bytes = 0; "
+                          "cudaDeviceSetCacheConfig(cudaFuncCachePreferL1); }\n"),
+            (Lines{"1 accessPolicyWindow accessPolicyWindow",
+                   "1 cudaDeviceSetCacheConfig cudaDeviceSetCacheConfig"}));
+}
+
 // ---- innocent look-alikes ----
+
+TEST_F(EverywhereFiles, ThreadIndicesCooperativeGroupsAndAsyncCopiesAreGraded) {
+  EXPECT_EQ(
+      refusal_of("#include <cooperative_groups.h>\n"
+                 "#include <cuda_runtime.h>\n"
+                 "namespace cg = cooperative_groups;\n"
+                 "__global__ void add(const float* a, float* c, int n) {\n"
+                 "  int thread = threadIdx.x + blockIdx.x * blockDim.x;\n"
+                 "  int threads = blockDim.x * gridDim.x;\n"
+                 "  cg::thread_block block = cg::this_thread_block();\n"
+                 "  unsigned smem = 0;\n"
+                 "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 16;\" :: \"r\"(smem), \"l\"(a));\n"
+                 "  asm volatile(\"cp.async.wait_all;\");\n"
+                 "  if (thread < n) c[thread] = a[thread] + block.thread_rank() + threads;\n"
+                 "}\n"
+                 "void launch_add(const float* a, float* c, int n, cudaStream_t stream) {\n"
+                 "  cudaMemcpyAsync(c, a, n * sizeof(float), cudaMemcpyDeviceToDevice, stream);\n"
+                 "  add<<<1, 1, 0, stream>>>(a, c, n);\n"
+                 "}\n"),
+      "");
+}
 
 TEST_F(EverywhereFiles, InnocentLookAlikesAreGraded) {
   write("labs/02-abc/abc.cuh", "#pragma once\n/// Returns the exit code; never calls exit().\nint run();\n");
