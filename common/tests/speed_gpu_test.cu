@@ -367,12 +367,15 @@ TEST_F(SpeedHarness, APersistingL2CarveOutIsResetBeforeEveryTimedCall) {
   if (max_persisting == 0)
     GTEST_SKIP() << "workbook-skip: this GPU has no persisting L2 carve-out (before sm_80)";
   AddOneTask buffers;
-  std::vector<std::size_t> at_start;
+  std::vector<std::size_t> limit_at_start, window_at_start;
   const SpeedOutcome outcome = measure_speed(buffers.with([&](const std::uint32_t* in, std::uint32_t* out,
                                                               cudaStream_t s) {
     std::size_t limit = 0;
     CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
-    at_start.push_back(limit);
+    limit_at_start.push_back(limit);
+    cudaStreamAttrValue before{};
+    CUDA_CHECK(cudaStreamGetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &before));
+    window_at_start.push_back(before.accessPolicyWindow.num_bytes);
     launch_add_one(in, out, kN, s);
     // The cheat: sets L2 aside for persisting lines, and marks the
     // default stream's accesses to its output persisting, which would
@@ -387,12 +390,16 @@ TEST_F(SpeedHarness, APersistingL2CarveOutIsResetBeforeEveryTimedCall) {
     CUDA_CHECK(cudaStreamSetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &window));
   }),
                                              quick());
+  // What the last call left, for the tests after this one.
+  cudaStreamAttrValue no_window{};
+  CUDA_CHECK(cudaStreamSetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &no_window));
+  CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
   ASSERT_EQ(outcome.problem, "");
-  ASSERT_GE(at_start.size(), 2u);
-  for (std::size_t k = 0; k < at_start.size(); ++k) EXPECT_EQ(at_start[k], 0u) << "call " << k;
-  cudaStreamAttrValue window{};
-  CUDA_CHECK(cudaStreamGetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &window));
-  EXPECT_EQ(window.accessPolicyWindow.num_bytes, 0u) << "the default stream's window is reset too";
+  ASSERT_GE(limit_at_start.size(), 2u);
+  for (std::size_t k = 0; k < limit_at_start.size(); ++k) {
+    EXPECT_EQ(limit_at_start[k], 0u) << "the carve-out at the start of call " << k;
+    EXPECT_EQ(window_at_start[k], 0u) << "the default stream's window at the start of call " << k;
+  }
 }
 
 TEST_F(HarnessTimingSpeed, AYardstickSlowedBesideYourCallsIsNotScored) {
