@@ -181,6 +181,13 @@ SpeedOutcome measure_speed(const SpeedTask& task, const SpeedOptions& options) {
   clock_overhead_ms();  // measured before the first sample, not inside it
   outcome.problem = internal::thread_problem("before your first call in this test");
   if (!outcome.problem.empty()) return outcome;
+  // The copy bandwidth of the speed of light, measured once per process:
+  // before the first item's calls, on a GPU reset as for a timed call (a
+  // persisting window left on the default stream by an earlier call of the
+  // student's made a copy run at a third of its speed, H200).
+  CUDA_CHECK(cudaDeviceSynchronize());
+  reset_shared_gpu_state();
+  copy_bandwidth_gbps();
 
   // The yardstick alone on the idle GPU, before the student's first call in
   // this item: the clean time its alternation is held to.
