@@ -119,7 +119,7 @@ class Progress {
   void finish(const LabRun& run, const LabScore& score) {
     std::string text = prefix_;
     if (run.refused) {
-      text += "refused (its source uses what the rubric forbids)";
+      text += "refused (its source uses or calls what it may not)";
     } else if (!run.error.empty()) {
       text += "could not be graded";
     } else {

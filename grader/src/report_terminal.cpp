@@ -252,7 +252,7 @@ std::string format_terminal_report(const GradeReport& report, bool color) {
   const auto section = [&out, color](const std::string& title, const std::string& body) {
     if (!body.empty()) out += "\n" + paint(title, kBold, color) + "\n" + body;
   };
-  section("Labs refused: their source uses what the rubric forbids", refused);
+  section("Labs refused: their source uses or calls what it may not", refused);
   section("Labs that could not be graded", errors);
   section("Failing tests", failing);
   section(kSizeFindingsTitle, sizes);

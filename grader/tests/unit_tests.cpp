@@ -1014,7 +1014,7 @@ TEST(SourceCheck, ARefusedLabScoresZeroAndSaysWhy) {
   report.scores.push_back(score);
   const std::string text = format_terminal_report(report, false);
   EXPECT_NE(text.find("02-abc  refused"), std::string::npos) << text;
-  EXPECT_NE(text.find("Labs refused: their source uses what the rubric forbids\n"
+  EXPECT_NE(text.find("Labs refused: their source uses or calls what it may not\n"
                       "  02-abc: labs/02-abc/abc.cu uses what this lab forbids, ...:\n    - line\n"),
             std::string::npos)
       << text;
