@@ -29,15 +29,6 @@ double ms_since(Clock::time_point began) {
   return std::chrono::duration<double, std::milli>(Clock::now() - began).count();
 }
 
-// One call, from an idle GPU with a cold L2, timed twice: by CUDA events on
-// the default stream, which see the work ordered behind it, and by the host's
-// clock, stopped after a device-wide synchronize, which sees work on any
-// stream (a non-blocking stream of the student's own escapes the events).
-struct RegionTimes {
-  double clock_ms = 0;
-  double events_ms = 0;
-};
-
 // What one call could leave on the GPU to change how the next runs: lines
 // marked persisting in an L2 carve-out survive the flush and shrink the L2
 // the next call gets; an access window on the default stream marks the next
@@ -60,6 +51,15 @@ void reset_shared_gpu_state() {
   }
   CUDA_CHECK(cudaDeviceSetCacheConfig(cudaFuncCachePreferNone));
 }
+
+// One call, from an idle GPU with a cold L2, timed twice: by CUDA events on
+// the default stream, which see the work ordered behind it, and by the host's
+// clock, stopped after a device-wide synchronize, which sees work on any
+// stream (a non-blocking stream of the student's own escapes the events).
+struct RegionTimes {
+  double clock_ms = 0;
+  double events_ms = 0;
+};
 
 RegionTimes time_region(const std::function<void(cudaStream_t)>& work) {
   static CudaEvent start, stop;
@@ -162,7 +162,7 @@ void require_parts(const SpeedTask& task, const char* caller) {
 }
 
 std::string format(const char* pattern, double a, double b, double c, double d) {
-  char text[160];
+  char text[320];
   std::snprintf(text, sizeof text, pattern, a, b, c, d);
   return text;
 }
