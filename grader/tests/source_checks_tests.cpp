@@ -272,6 +272,16 @@ const ForbiddenGroup& group_of(const std::string& name) {
   return forbidden_everywhere().front();
 }
 
+// Every name of @p group, used once in code, is refused once with the group's reason.
+void expect_each_name_refused(const ForbiddenGroup& group) {
+  for (const std::string& name : group.names) {
+    const std::vector<SourceViolation> found = find_violations_everywhere("void f() { x = " + name + "; }\n");
+    ASSERT_EQ(found.size(), 1u) << name;
+    EXPECT_EQ(found[0].name, name);
+    EXPECT_EQ(found[0].why, group.why) << name;
+  }
+}
+
 TEST_F(EverywhereFiles, RefusesThreadsAndHostCallbacks) {
   const ForbiddenGroup group = group_of("pthread_create");
   EXPECT_EQ(
@@ -281,12 +291,7 @@ TEST_F(EverywhereFiles, RefusesThreadsAndHostCallbacks) {
       "keeping the GPU busy while the yardstick runs. Your functions run on the caller's thread and only "
       "launch GPU work." +
           std::string(kFix));
-  for (const std::string& name : group.names) {
-    const std::vector<SourceViolation> found = find_violations_everywhere("void f() { x = " + name + "; }\n");
-    ASSERT_EQ(found.size(), 1u) << name;
-    EXPECT_EQ(found[0].name, name);
-    EXPECT_EQ(found[0].why, group.why) << name;
-  }
+  expect_each_name_refused(group);
   EXPECT_EQ(refusal_of("#include <future>\n"
                        "int launch_abc() {\n"
                        "  auto done = std::async(std::launch::async, [] { return 1; });\n"
@@ -320,12 +325,7 @@ TEST_F(EverywhereFiles, RefusesSettingsOfTheWholeGpuAlsoAsMembers) {
             "carve-out, the cache configuration, the device's limits): the grader times the yardstick on the "
             "same GPU, which would run under your settings. Use the GPU as the tests hand it to you." +
                 std::string(kFix));
-  for (const std::string& name : group.names) {
-    const std::vector<SourceViolation> found = find_violations_everywhere("void f() { x = " + name + "; }\n");
-    ASSERT_EQ(found.size(), 1u) << name;
-    EXPECT_EQ(found[0].name, name);
-    EXPECT_EQ(found[0].why, group.why) << name;
-  }
+  expect_each_name_refused(group);
   const std::string refusal = refusal_of(
       "void launch_abc(const float* a, std::size_t bytes, cudaStream_t stream) {\n"
       "  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes);\n"
