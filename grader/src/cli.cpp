@@ -14,13 +14,13 @@ namespace {
 
 const char* const kTryHelp = " (see workbook-grader --help)";
 
-std::uint64_t parse_seed(const std::string& text) {
+std::uint64_t parse_seed(const std::string& text, const std::string& source = "--seed") {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-    throw GraderError("--seed needs a non-negative integer, got '" + text + "'");
+    throw GraderError(source + " needs a non-negative integer, got '" + text + "'");
   }
   errno = 0;
   const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE) throw GraderError("--seed is too large: '" + text + "'");
+  if (errno == ERANGE) throw GraderError(source + " is too large: '" + text + "'");
   return static_cast<std::uint64_t>(value);
 }
 
@@ -103,6 +103,9 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--no-explain") {
       no_value();
       options.explain = ExplainMode::off;
+    } else if (name == "--show-seed") {
+      no_value();
+      options.show_seed = true;
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
@@ -136,6 +139,12 @@ Options parse_command_line(const std::vector<std::string>& args) {
       throw GraderError("unknown option '" + arg + "'" + kTryHelp);
     }
   }
+  // The test programs inherit WORKBOOK_SEED: a seed set that way is the grade's seed too
+  // (reported, and hidden like --seed's).
+  const char* environment_seed = std::getenv("WORKBOOK_SEED");
+  if (!options.seed && environment_seed != nullptr && *environment_seed != '\0') {
+    options.seed = parse_seed(environment_seed, "WORKBOOK_SEED");
+  }
   return options;
 }
 
@@ -155,7 +164,10 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --csv FILE            add a row (student, each lab's points, total, max) to the
                       gradebook FILE, writing its header when the file is new
 --student NAME        the name of that row (default "submission")
---seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own
+--seed N              input seed for the tests (WORKBOOK_SEED); default: the labs' own.
+                      A given seed is the instructor's secret: the reports say
+                      "seed: hidden" and print no seed=N of the tests' messages
+--show-seed           print a given seed in the reports (for the instructor's own runs)
 --timeout-scale X     multiply every time limit (each lab's and each test's) by X
                       (slow GPUs, sanitizers)
 --jobs N, -j N        run a lab's correctness tests in N test programs at once

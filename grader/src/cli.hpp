@@ -30,7 +30,8 @@ struct Options {
   std::string csv_path;                               ///< --csv: gradebook to add a row to.
   std::string student = "submission";                 ///< --student: the gradebook row's name.
   bool solutions = false;                             ///< --solutions: grade the reference solutions.
-  std::optional<std::uint64_t> seed;                  ///< --seed.
+  std::optional<std::uint64_t> seed;                  ///< --seed (or WORKBOOK_SEED in the environment).
+  bool show_seed = false;  ///< --show-seed: print a given seed in the reports (hidden by default).
   double timeout_scale = 1.0;                         ///< --timeout-scale.
   int jobs = 0;                                       ///< --jobs; 0: the default (default_jobs()).
   ColorMode color = ColorMode::automatic;             ///< --color.

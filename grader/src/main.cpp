@@ -323,7 +323,8 @@ int grade(const std::vector<std::string>& args) {
 
   GradeReport report;
   report.gpu = describe_gpu();
-  report.seed = options.seed ? std::to_string(*options.seed) : "default";
+  const bool hide = options.seed && !options.show_seed;
+  report.seed = !options.seed ? "default" : hide ? "hidden" : std::to_string(*options.seed);
   report.solutions = options.solutions;
   report.sandboxed = sandboxed;
 
@@ -356,10 +357,12 @@ int grade(const std::vector<std::string>& args) {
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  std::cout << "\n" << format_terminal_report(report, use_color(options.color)) << std::flush;
+  // Students read these (Gradescope shows results.json): the instructor's seed stays out.
+  const auto shown = [hide](const std::string& text) { return hide ? hide_seed(text) : text; };
+  std::cout << "\n" << shown(format_terminal_report(report, use_color(options.color))) << std::flush;
   if (!options.json_path.empty())
-    write_output_file(options.json_path, gradescope_json(report).dump(2) + "\n");
-  if (!options.junit_path.empty()) write_output_file(options.junit_path, junit_xml(report));
+    write_output_file(options.json_path, shown(gradescope_json(report).dump(2) + "\n"));
+  if (!options.junit_path.empty()) write_output_file(options.junit_path, shown(junit_xml(report)));
   if (!options.csv_path.empty()) append_to_gradebook(options.csv_path, report, options.student);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -30,6 +31,12 @@ std::string header_line(const GradeReport& report) {
   return "GPU: " + report.gpu + " | seed: " + report.seed +
          (report.sandboxed ? " | sandboxed" : " | no sandbox") +
          (report.solutions ? " | grading the reference solutions" : "");
+}
+
+std::string hide_seed(const std::string& text) {
+  // "seed" or WORKBOOK_SEED, then '=' or ':' (with spaces around), then the number.
+  static const std::regex seed(R"(((?:\b|_)(?:seed|SEED|Seed)\s*[=:]\s*)\d+)");
+  return std::regex_replace(text, seed, "$1hidden");
 }
 
 std::string indent_lines(const std::string& text, const std::string& prefix) {

@@ -28,7 +28,7 @@ constexpr const char* kSpeedSeparator = "; ";
 /// @brief Everything a report shows.
 struct GradeReport {
   std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
-  std::string seed;              ///< The seed, or "default".
+  std::string seed;              ///< The seed, "default", or "hidden" (see hide_seed()).
   bool solutions = false;        ///< Graded the reference solutions.
   bool sandboxed = false;        ///< The test programs ran in the sandbox.
   std::vector<LabRun> runs;      ///< One per lab graded.
@@ -51,6 +51,15 @@ double total_max_score(const GradeReport& report);
 /// @param[in] report The report.
 /// @return One line, no newline.
 std::string header_line(const GradeReport& report);
+
+/// @brief Text with every seed it names hidden: "seed=N", "seed: N" and
+/// "WORKBOOK_SEED=N" become "seed=hidden" and so on. The reports of a grade
+/// with the instructor's seed go through it unless --show-seed: the tests'
+/// failure messages and the rerun hints name the seed, and a student who knew
+/// it could generate the graded inputs ahead of time.
+/// @param[in] text A report, or any text of one.
+/// @return The text without seeds.
+std::string hide_seed(const std::string& text);
 
 /// @brief A speed item's short figure for the table: its ratio and the
 /// rubric's target, "575.3% (>=300%)" (ASCII, so that it reads the same when

@@ -198,7 +198,12 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
       (*speed)["output"].get<std::string>().find("575.0 GB/s = 57.5% of device-to-device copy bandwidth"),
       std::string::npos);
   EXPECT_NEAR(results["score"].get<double>(), 0 + 0 + 2 + 4 + 2, 1e-9);
-  EXPECT_NE(results["output"].get<std::string>().find("seed: 42"), std::string::npos);
+  // The instructor's seed is hidden wherever a student reads the report.
+  EXPECT_NE(results["output"].get<std::string>().find("seed: hidden"), std::string::npos);
+  for (const std::string& text : {results.dump(), read_file(dir_ / "out/junit/report.xml"), run.out}) {
+    EXPECT_EQ(text.find("seed: 42"), std::string::npos) << text;
+    EXPECT_EQ(text.find("seed=42"), std::string::npos) << text;
+  }
 
   const std::string xml = read_file(dir_ / "out/junit/report.xml");
   EXPECT_NE(xml.find("<testsuite name=\"01-hang\" tests=\"3\" failures=\"2\""), std::string::npos) << xml;
@@ -214,7 +219,7 @@ TEST_F(GraderEndToEnd, IsolatesCrashesAndHangsAndStillReports) {
   EXPECT_NE(testcase(xml, "Hang.Never").find("not run: the lab ran out of time"), std::string::npos);
 
   // The terminal report.
-  EXPECT_NE(run.out.find("seed: 42"), std::string::npos);
+  EXPECT_NE(run.out.find("seed: hidden"), std::string::npos);
   EXPECT_NE(run.out.find("Total"), std::string::npos);
   EXPECT_NE(run.out.find("8.0/19"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("cudaErrorIllegalAddress"), std::string::npos) << run.out;
@@ -631,7 +636,7 @@ TEST_F(GraderEndToEnd, AFailingTestThatAnswersDifferentlyWhenRunAgainIsNamedARac
   const std::string spec = "Good.Flaky=flaky:" + flaky + ",Good.Drifts=drift:" + drift +
                            ",Good.Steady=wrong:tail,Good.Fourth=fail,GoodSpeed.Fast=speed:0.9";
   ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
-  const GraderRun run = grade(manifest_arg() + " good --no-sandbox --seed 42 --color never --json '" +
+  const GraderRun run = grade(manifest_arg() + " good --no-sandbox --seed 42 --show-seed --color never --json '" +
                               (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   // Three of the four failures ran a second time; the speed test did not.
@@ -696,7 +701,7 @@ TEST_F(GraderEndToEnd, AFailureNamesItsSmallestSizeAndTheHandoutsLine) {
   write_file(dir_ / "labs/02-crash/explain.json",
              R"({"failures": {"tail": "see Hints by task, TODO(2): the bounds check of the last block.",
                               "race": "see Hints: the barrier."}, "speed": {}})");
-  const GraderRun run = grade(manifest_arg() + " crash --seed 42 --color never --json '" +
+  const GraderRun run = grade(manifest_arg() + " crash --seed 42 --show-seed --color never --json '" +
                               (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const std::string computes =

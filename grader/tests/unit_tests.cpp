@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -498,6 +499,16 @@ TEST(Xml, EscapesMarkupQuotesAndControlCharacters) {
   EXPECT_EQ(xml_escape("µs ✓"), "µs ✓");
 }
 
+TEST(Report, HideSeedRemovesEverySeedAReportNames) {
+  EXPECT_EQ(hide_seed("GPU: H200 | seed: 123456 | sandboxed"), "GPU: H200 | seed: hidden | sandboxed");
+  EXPECT_EQ(hide_seed("mismatch at 5 (n=33, pattern=uniform, seed=987654321)"),
+            "mismatch at 5 (n=33, pattern=uniform, seed=hidden)");
+  EXPECT_EQ(hide_seed("run WORKBOOK_SEED=42 ./workbook test"), "run WORKBOOK_SEED=hidden ./workbook test");
+  EXPECT_EQ(hide_seed("Seed = 17, n=4096"), "Seed = hidden, n=4096");
+  // Other numbers stay, and so do words that only contain "seed".
+  EXPECT_EQ(hide_seed("n=4096 seeded 12 times, 3 seeds"), "n=4096 seeded 12 times, 3 seeds");
+}
+
 TEST(Report, FirstLinesCutsLongMessages) {
   EXPECT_EQ(first_lines("a\nb\nc", 2), "a\nb\n[...]");
   EXPECT_EQ(first_lines("a\nb", 2), "a\nb");
@@ -745,6 +756,22 @@ TEST(Cli, RejectsBadInput) {
   EXPECT_THROW(parse_command_line({"--timeout-scale", "0"}), GraderError);
   EXPECT_THROW(parse_command_line({"--color", "sometimes"}), GraderError);
   EXPECT_THROW(parse_command_line({"--json"}), GraderError);
+}
+
+TEST(Cli, ShowSeedAndTheEnvironmentsSeed) {
+  const char* before = std::getenv("WORKBOOK_SEED");
+  const std::optional<std::string> saved = before ? std::optional<std::string>(before) : std::nullopt;
+  ::unsetenv("WORKBOOK_SEED");
+  EXPECT_FALSE(parse_command_line({"--seed", "7"}).show_seed);
+  EXPECT_TRUE(parse_command_line({"--seed", "7", "--show-seed"}).show_seed);
+  ::setenv("WORKBOOK_SEED", "991", 1);
+  EXPECT_EQ(parse_command_line({}).seed, 991u);
+  EXPECT_EQ(parse_command_line({"--seed", "5"}).seed, 5u);  // the option wins
+  ::setenv("WORKBOOK_SEED", "x1", 1);
+  EXPECT_THROW(parse_command_line({}), GraderError);
+  ::unsetenv("WORKBOOK_SEED");
+  EXPECT_FALSE(parse_command_line({}).seed.has_value());
+  if (saved) ::setenv("WORKBOOK_SEED", saved->c_str(), 1);
 }
 
 TEST(Manifest, SelectsLabsByNumberIdNameOrBase) {
