@@ -31,7 +31,7 @@ struct Options {
   std::string student = "submission";                 ///< --student: the gradebook row's name.
   bool solutions = false;                             ///< --solutions: grade the reference solutions.
   std::optional<std::uint64_t> seed;                  ///< --seed (or WORKBOOK_SEED in the environment).
-  bool show_seed = false;  ///< --show-seed: print a given seed in the reports (hidden by default).
+  bool show_seed = false;                             ///< --show-seed: print a given seed.
   double timeout_scale = 1.0;                         ///< --timeout-scale.
   int jobs = 0;                                       ///< --jobs; 0: the default (default_jobs()).
   ColorMode color = ColorMode::automatic;             ///< --color.
