@@ -4,11 +4,15 @@
     ./workbook grade-batch SUBMISSIONS_DIR [LAB...] [--seed N] [--rubric F] [--out DIR]
                            [--workers K] [--again] [--timeout S]
     ./workbook grade-batch --gather OUT
+    and, with either, the exports and late work (stored in OUT/batch.json, kept by later runs):
+      [--roster CSV] [--assignment NAME] [--deadline ISO8601] [--late-penalty PERCENT]
+      [--late-max-days DAYS]
 
 Subcommands of this script (./workbook grade-batch is `batch`):
 
     batch SUBMISSIONS_DIR [LAB...] [options]   grade them all, one worker per GPU, then gather
     batch --gather OUT                         only rebuild OUT/gradebook.csv and OUT/summary.txt
+                                               (and the exports: canvas.csv, gradescope.csv, feedback/)
     one SUBMISSION --out OUT [LAB...] [options] grade one submission (a folder or a .zip)
     task SUBMISSIONS_DIR --out OUT [--index I] [--chunk C] [LAB...] [options]
                                                grade chunk I (of C submissions) of the sorted
@@ -24,6 +28,18 @@ wall-clock limit, and writes OUT/<student>/ (results.json, junit.xml, row.csv,
 grade.log, lab-logs/) with status.json last, atomically: a submission whose
 status.json is there and final is not graded again (unless --again), so an
 interrupted batch resumes where it stopped. Only gather writes the gradebook.
+
+gather also makes what goes to the platforms and the students
+(tools/gradebook_exports.py): with --roster CSV (Canvas's gradebook export, or a
+CSV with name, sid, email and login columns) each submission is matched to a
+student and OUT/canvas.csv is Canvas's gradebook import (one column per lab, or
+one --assignment NAME column with the total); OUT/gradescope.csv is Gradescope's
+score upload (Name, SID, Email, Total Score); OUT/feedback/<student>.txt and
+.html are each student's report, without the seed. --deadline with
+--late-penalty P (percent per started day late) and --late-max-days D (0 after
+D days) take the late penalty from the exported points and add the columns
+late, penalty and final to the gradebook. summary.txt lists the unmatched
+submissions, the roster students without one, the late ones and the warnings.
 See "Grading a whole class" in docs/instructor-guide.md.
 """
 import argparse
@@ -53,12 +69,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import stage_submission  # noqa: E402  (labs_of, find_student_file: the same rules as staging)
+import gradebook_exports  # noqa: E402  (roster, canvas.csv, gradescope.csv, late work, feedback/)
 
 STATUS_FILE = "status.json"
 BATCH_FILE = "batch.json"
 GRADEBOOK = "gradebook.csv"
 SUMMARY = "summary.txt"
-RESERVED_NAMES = {STATUS_FILE, BATCH_FILE, GRADEBOOK, SUMMARY}
+RESERVED_NAMES = {STATUS_FILE, BATCH_FILE, GRADEBOOK, SUMMARY, gradebook_exports.CANVAS_CSV,
+                  gradebook_exports.GRADESCOPE_CSV, gradebook_exports.FEEDBACK_DIR}
 # Outcomes. graded and failed are final (not graded again without --again);
 # error (no GPU, the tree's build broken, a grader crash) is tried again next run.
 GRADED, FAILED, ERROR = "graded", "failed", "error"
@@ -689,13 +707,19 @@ def describe(status):
 
 # ---------------------------------------------------------------- gather
 
-def gather(out, expected=None):
+def gather(out, expected=None, exports=None):
     """Writes OUT/gradebook.csv (one row per student, sorted) and OUT/summary.txt from the
-    students' status.json; returns (the summary's text, the statuses)."""
+    students' status.json, and the exports (gradebook_exports: canvas.csv, gradescope.csv,
+    feedback/) with the options stored in batch.json, updated with exports ({option: value});
+    returns (the summary's text, the statuses)."""
     out = Path(out)
     if not out.is_dir():
         raise BatchError(f"{out}: no such folder (the --out of a grade-batch)")
     batch = read_json(out / BATCH_FILE) or {}
+    if exports:
+        batch[gradebook_exports.OPTIONS_KEY] = gradebook_exports.merge_options(
+            batch.get(gradebook_exports.OPTIONS_KEY), exports)
+        write_atomically(out / BATCH_FILE, json.dumps(batch, indent=2) + "\n")
     if expected is None:
         expected = batch.get("students", [])
     statuses = {}
@@ -718,7 +742,8 @@ def gather(out, expected=None):
     maxima = {s.get("max") for s in statuses.values() if s.get("max") is not None}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *labs, "total", "max", "status", "reason"])
+    exporter = gradebook_exports.Exports(out, batch, statuses, labs)
+    writer.writerow(["student", *labs, "total", "max", "status", "reason", *exporter.gradebook_header()])
     for name in order:
         s = statuses[name]
         graded = s["status"] == GRADED
@@ -726,7 +751,7 @@ def gather(out, expected=None):
         writer.writerow([name, *[f"{scores[lab]:.2f}" if graded and lab in scores else "" for lab in labs],
                          f"{s['total']:.2f}" if graded and s.get("total") is not None else "",
                          f"{s['max']:.2f}" if s.get("max") is not None else "", s["status"],
-                         s.get("reason") or ""])
+                         s.get("reason") or "", *exporter.gradebook_cells(name)])
     write_atomically(out / GRADEBOOK, buffer.getvalue())
 
     lines = [f"grade-batch: {out.resolve()}",
@@ -764,6 +789,7 @@ def gather(out, expected=None):
         if grading:
             line += f" (the grader's part: mean {statistics.mean(grading):.1f} s)"
         lines.append(line)
+    lines += exporter.write(order)
     text = "\n".join(lines) + "\n"
     write_atomically(out / SUMMARY, text)
     return text, statuses
@@ -814,10 +840,12 @@ def run_batch(args):
     clashes = [name for name in names if name in RESERVED_NAMES]
     if clashes:
         raise BatchError(f"rename the submission(s) {', '.join(clashes)}: the names are grade-batch's output files")
+    # The export options (roster, deadline, ...): checked now, before any grading; kept from the last run.
+    stored = gradebook_exports.batch_fields(out, gradebook_exports.given_options(args), settings.rubric_path)
     write_atomically(out / BATCH_FILE, json.dumps({"submissions_dir": str(Path(args.submissions).resolve()),
                                                    "students": names, "labs": settings.labs,
                                                    "max": settings.max,
-                                                   "settings": settings.fingerprint}, indent=2) + "\n")
+                                                   "settings": settings.fingerprint, **stored}, indent=2) + "\n")
     pending = []
     for name, path in submissions:
         done = None if args.again else is_complete(out / name, fingerprint_of(path), settings)
@@ -928,17 +956,18 @@ def main(argv):
             parser = Parser(prog="./workbook grade-batch",
                             usage="./workbook grade-batch SUBMISSIONS_DIR [LAB...] [options]\n"
                                   "       ./workbook grade-batch --gather OUT")
-            parser.add_argument("--gather", metavar="OUT", help="only rebuild OUT's gradebook and summary")
+            parser.add_argument("--gather", metavar="OUT", help="only rebuild OUT's gradebook, summary and exports")
             parser.add_argument("--out", default=str(ROOT / "grade-reports" / "batch"),
                                 help="results folder (default: grade-reports/batch)")
             parser.add_argument("--workers", type=int, help="parallel workers (default: one per GPU, or 1)")
             parser.add_argument("--build-root", help="where the workers' build folders go (default: build/)")
             add_setting_options(parser)
+            gradebook_exports.add_options(parser)
             args = parser.parse_intermixed_args(rest)
             if args.gather:
                 if args.labs:
                     parser.error("--gather OUT takes no submissions or labs")
-                text, _ = gather(Path(args.gather))
+                text, _ = gather(Path(args.gather), exports=gradebook_exports.given_options(args))
                 print(text, end="")
                 print(f"Gradebook: {Path(args.gather) / GRADEBOOK}")
                 return 0
@@ -995,7 +1024,7 @@ def main(argv):
             return 0
         print(f"grade_batch.py: unknown command '{command}' (batch, one, task, list, gather)", file=sys.stderr)
         return 1
-    except BatchError as e:
+    except (BatchError, gradebook_exports.OptionError) as e:
         print(f"grade-batch: {e}", file=sys.stderr)
         return 1
 
