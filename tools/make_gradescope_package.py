@@ -76,6 +76,10 @@ def main():
         write_zip(tree, out)
     seed_note = "with your seed" if args.seed is not None else "without a seed (the labs' default inputs)"
     print(f"Wrote {out} ({out.stat().st_size // 1024} KiB), {seed_note}. Upload it as the autograder.")
+    print("It grades only on a machine with an NVIDIA GPU: Gradescope's documented autograder containers "
+          "have none, and there every submission scores 0. Without a GPU runner of your own, grade offline "
+          "with ./workbook grade-batch and upload its gradescope.csv (docs/instructor-guide.md, "
+          "\"Gradescope's autograder: only with a GPU behind it\").")
     return 0
 
 
