@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Grade a whole class in instructor mode: every submission, one gradebook.
 
-    ./workbook grade-batch SUBMISSIONS_DIR [LAB...] [--seed N] [--rubric F] [--out DIR]
-                           [--workers K] [--again] [--timeout S]
+    ./workbook grade-batch SUBMISSIONS [LAB...] [--seed N] [--rubric F] [--out DIR]
+                           [--workers K] [--again] [--timeout S] [--intake LAYOUT]
     ./workbook grade-batch --gather OUT
     and, with either, the exports and late work (stored in OUT/batch.json, kept by later runs):
       [--roster CSV] [--assignment NAME] [--deadline ISO8601] [--late-penalty PERCENT]
@@ -14,12 +14,32 @@ Subcommands of this script (./workbook grade-batch is `batch`):
     batch --gather OUT                         only rebuild OUT/gradebook.csv and OUT/summary.txt
                                                (and the exports: canvas.csv, gradescope.csv, feedback/)
     one SUBMISSION --out OUT [LAB...] [options] grade one submission (a folder or a .zip)
+    one SUBMISSIONS --intake LAYOUT --name NAME --out OUT [LAB...] [options]
+                                               grade the student NAME of a whole class's
+                                               SUBMISSIONS (what the batch's workers run)
     task SUBMISSIONS_DIR --out OUT [--index I] [--chunk C] [LAB...] [options]
                                                grade chunk I (of C submissions) of the sorted
                                                list: one Slurm array task (tools/slurm/)
-    list SUBMISSIONS_DIR [--chunk C]           the submissions in grading order, and the
+    list SUBMISSIONS_DIR [--chunk C] [--intake LAYOUT]
+                                               the submissions in grading order, and the
                                                Slurm --array range for chunks of C
     gather OUT [SUBMISSIONS_DIR]               the gradebook and summary from OUT/*/status.json
+
+SUBMISSIONS is a folder, or the .zip of one, in one of three layouts (tools/intake.py),
+detected (--intake folders|canvas|gradescope forces one) and named in the batch's first line:
+  folders     one folder (a repository or an unpacked upload) or .zip per student, named
+              after the student
+  canvas      Canvas's bulk download ("Download Submissions"): flat files named
+              <namekey>_[LATE_]<user id>_<file id>_<file name>, grouped per user id into one
+              submission per student (OUT/<namekey>/); a student's uploaded .zip is unpacked
+  gradescope  Gradescope's "Export Submissions": submission_metadata.yml and one
+              submission_<id>/ folder per submission, named after its submitters
+Each status.json gets "identity" (canvas_id, name_key; or name, sid, email), "submitted_at"
+(ISO 8601, null when unknown: Canvas's download has no submission time), "late_marker"
+(Canvas's LATE) and "warnings". A lab's file under another name (abc-1.cu, "abc (1).cu",
+Abc.cu) is graded as that lab, with a warning; a .cu file that matches no lab is graded as
+nothing, with a warning naming the lab it probably is: in the console, summary.txt and
+the student's feedback.
 
 Every submission is graded by grade_one(), whichever way it is started (the
 batch's workers run `one`, a Slurm task runs `task`): it unpacks a .zip safely,
@@ -56,20 +76,19 @@ import os
 import re
 import shutil
 import signal
-import stat
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import stage_submission  # noqa: E402  (labs_of, find_student_file: the same rules as staging)
 import gradebook_exports  # noqa: E402  (roster, canvas.csv, gradescope.csv, late work, feedback/)
+import intake  # noqa: E402  (the layouts of SUBMISSIONS, safe unzipping, misnamed lab files)
 
 STATUS_FILE = "status.json"
 BATCH_FILE = "batch.json"
@@ -82,7 +101,7 @@ RESERVED_NAMES = {STATUS_FILE, BATCH_FILE, GRADEBOOK, SUMMARY, gradebook_exports
 GRADED, FAILED, ERROR = "graded", "failed", "error"
 FINAL = {GRADED, FAILED}
 DEFAULT_MAX_UNPACKED_MB = 100
-MAX_ZIP_MEMBERS = 10000
+MAX_ZIP_MEMBERS = intake.MAX_ZIP_MEMBERS
 # The time limit of one submission: the build, plus every selected lab's budget
 # (rubric timeout_s, 300 s when absent) and its test listing, times --timeout-scale.
 BUILD_ALLOWANCE_S = 1200
@@ -105,8 +124,7 @@ class Parser(argparse.ArgumentParser):
         raise BatchError(message)
 
 
-class Refused(Exception):
-    """The submission cannot be graded as handed in (an unsafe zip): its row says why."""
+Refused = intake.Refused  # the submission cannot be graded as handed in (an unsafe zip): its row says why
 
 
 # ---------------------------------------------------------------- labs, rubric, settings
@@ -215,115 +233,30 @@ def add_setting_options(parser):
     parser.add_argument("--again", action="store_true", help="grade again what was graded before")
 
 
+def add_intake_option(parser, one=False):
+    parser.add_argument("--intake", choices=intake.LAYOUTS,
+                        help="with --name: SUBMISSION is the whole class's SUBMISSIONS in this layout, and --name "
+                             "picks the student" if one else
+                        "the layout of SUBMISSIONS (default: detected): folders (one folder or .zip per student), "
+                        "canvas (Canvas's bulk download: name_userid_fileid_file files, or its .zip), gradescope "
+                        "(Gradescope's export: submission_metadata.yml and submission_<id>/ folders, or its .zip)")
+
+
 # ---------------------------------------------------------------- submissions
+# The layouts (a folder or .zip per student, Canvas's bulk download, Gradescope's
+# export), safe unzipping and misnamed lab files are tools/intake.py's.
 
-def find_submissions(folder):
-    """[(student, path)] sorted by student (a stable order), and the entries skipped."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise BatchError(f"{folder}: no such folder (give the folder that holds one folder or .zip per student)")
-    dirs, zips, skipped = {}, {}, []
-    for entry in sorted(folder.iterdir()):
-        name = entry.name
-        if name.startswith(".") or name == "__MACOSX":
-            continue
-        if entry.is_dir() and not entry.is_symlink():
-            dirs[name] = entry
-        elif entry.is_file() and not entry.is_symlink() and name.lower().endswith(".zip"):
-            zips[name] = entry
-        else:
-            skipped.append(name)
-    found = dict(dirs)
-    for name, path in zips.items():
-        student = name[:-4]
-        found[name if (student in found or not student) else student] = path
-    return sorted(found.items(), key=lambda item: (item[0].casefold(), item[0])), skipped
+submission_root = intake.submission_root
+fingerprint_of = intake.fingerprint_of
+unpack_zip = intake.unpack_zip
 
 
-def submission_root(path):
-    """The folder to stage from: an upload that is one folder (a zip of the repository) is
-    unwrapped, down to the folder that holds labs/, a lab's folder or the files."""
-    stops = {"labs"} | {folder for folder, _ in all_labs()}
-    for _ in range(3):
-        entries = [e for e in path.iterdir() if not e.name.startswith(".") and e.name != "__MACOSX"]
-        if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink() \
-                and entries[0].name not in stops:
-            path = entries[0]
-        else:
-            break
-    return path
-
-
-def fingerprint_of(path):
-    """A hash of what grading reads: a zip's bytes, or a folder's student files."""
-    digest = hashlib.sha256()
-    path = Path(path)
-    if path.is_file():
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-        return "zip:" + digest.hexdigest()[:16]
-    root = submission_root(path)
-    for folder, base in all_labs():
-        found, note = stage_submission.find_student_file(root, folder, base)
-        digest.update(f"{folder}\0{note}\0".encode())
-        if found is not None:
-            digest.update(found.read_bytes())
-    return "dir:" + digest.hexdigest()[:16]
-
-
-def unpack_zip(zip_path, dest, cap):
-    """Unpacks a student's zip into dest, or raises Refused: no absolute paths, no '..',
-    no links, no encrypted members, at most MAX_ZIP_MEMBERS members and cap bytes in all
-    (counted as written, not as the zip's headers claim)."""
+def find_intake(path, layout=None):
+    """intake.find(): the submissions of SUBMISSIONS (a folder or a zip) in their layout."""
     try:
-        archive = zipfile.ZipFile(zip_path)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise Refused(f"zip refused: not a readable zip file ({e})")
-    with archive:
-        members = archive.infolist()
-        if len(members) > MAX_ZIP_MEMBERS:
-            raise Refused(f"zip refused: {len(members)} members, over the limit of {MAX_ZIP_MEMBERS}")
-        plan = []
-        for info in members:
-            name = info.filename.replace("\\", "/")
-            if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-                raise Refused(f"zip refused: member '{info.filename}' is an absolute path")
-            parts = [p for p in name.split("/") if p not in ("", ".")]
-            if ".." in parts:
-                raise Refused(f"zip refused: member '{info.filename}' has '..' in its path (it would "
-                              "unpack outside its folder)")
-            if "\0" in name:
-                raise Refused(f"zip refused: member '{info.filename!r}' has a NUL in its name")
-            if stat.S_ISLNK(info.external_attr >> 16):
-                raise Refused(f"zip refused: member '{info.filename}' is a symbolic link")
-            if info.flag_bits & 0x1:
-                raise Refused(f"zip refused: member '{info.filename}' is encrypted")
-            if parts:
-                plan.append((info, parts))
-        if sum(info.file_size for info, _ in plan) > cap:
-            raise Refused(f"zip refused: it unpacks to more than {cap >> 20} MiB (--max-unpacked-mb)")
-        dest.mkdir(parents=True)
-        written = 0
-        for info, parts in plan:
-            target = dest.joinpath(*parts)
-            try:
-                if info.is_dir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(info) as source, open(target, "xb") as out:
-                    for block in iter(lambda: source.read(1 << 20), b""):
-                        written += len(block)
-                        if written > cap:
-                            raise Refused(f"zip refused: it unpacks to more than {cap >> 20} MiB "
-                                          "(--max-unpacked-mb)")
-                        out.write(block)
-            except FileExistsError:
-                raise Refused(f"zip refused: member '{info.filename}' is in the zip twice")
-            except (OSError, zipfile.BadZipFile, RuntimeError, EOFError, ValueError) as e:
-                raise Refused(f"zip refused: member '{info.filename}' cannot be unpacked ({e})")
-    return submission_root(dest)
+        return intake.find(path, layout)
+    except intake.IntakeError as e:
+        raise BatchError(str(e))
 
 
 # ---------------------------------------------------------------- processes
@@ -531,16 +464,19 @@ def default_student_name(path):
     return path.name[:-4] if path.is_file() and path.name.lower().endswith(".zip") else path.name
 
 
-def grade_one(submission, out, settings, build_dir, student=None, again=False, say=print):
+def grade_one(submission, out, settings, build_dir, student=None, again=False, say=print, entry=None):
     """Grades one submission into OUT/<student>/ and returns its status (a dict), or None
-    when interrupted (nothing final is written then). The one code path of every mode."""
+    when interrupted (nothing final is written then). The one code path of every mode.
+    entry: the intake's Entry (a platform's submission); else submission is a folder or zip."""
     submission = Path(submission).resolve()
-    student = student or default_student_name(submission)
+    student = student or (entry.name if entry is not None else default_student_name(submission))
+    if entry is None:
+        entry = intake.Entry(student, "folders", submission.parent, path=submission)
     if student in RESERVED_NAMES or student.startswith(".") or "/" in student:
         raise BatchError(f"'{student}' cannot be a student's name (it is an output file of grade-batch)")
     student_dir = Path(out).resolve() / student
     student_dir.mkdir(parents=True, exist_ok=True)
-    fingerprint = fingerprint_of(submission) if submission.exists() else "missing"
+    fingerprint = entry.fingerprint()
     with file_lock(student_dir / ".lock", wait=False) as held:
         if held is None:
             say(f"{student}: being graded by another process; skipped")
@@ -554,16 +490,18 @@ def grade_one(submission, out, settings, build_dir, student=None, again=False, s
         with file_lock(Path(str(build_dir) + ".lock"), wait=True) as held_build:
             if held_build is None:
                 return None
-            return _grade_locked(submission, student, student_dir, fingerprint, settings, Path(build_dir), say)
+            return _grade_locked(submission, student, student_dir, fingerprint, settings, Path(build_dir), say,
+                                 entry)
 
 
-def _grade_locked(submission, student, student_dir, fingerprint, settings, build_dir, say):
+def _grade_locked(submission, student, student_dir, fingerprint, settings, build_dir, say, entry):
     started = time.monotonic()
     deadline = started + settings.timeout
     status = {"student": student, "submission": str(submission), "fingerprint": fingerprint,
               "settings": settings.fingerprint, "labs": settings.labs, "max": settings.max,
               "device": os.environ.get("CUDA_VISIBLE_DEVICES"), "build_dir": str(build_dir),
               "scores": {}, "total": None, "notes": [], "files": []}
+    status.update(entry.status_fields())  # identity, submitted_at, late_marker, warnings (intake.py)
     work = Path(tempfile.mkdtemp(prefix=".partial-", dir=student_dir))
     # The grading's own temporary folder (the grader's lab logs, the compilers' files):
     # its logs are kept in lab-logs/, the rest goes, even after a crash.
@@ -571,15 +509,17 @@ def _grade_locked(submission, student, student_dir, fingerprint, settings, build
     log = work / "grade.log"
     outcome = None
     try:
-        if not submission.exists():
-            outcome = (FAILED, "the submission is gone (no such file or folder)")
-        elif submission.is_file():
-            try:
-                root = unpack_zip(submission, work / "unpacked", settings.max_unpacked)
-            except Refused as e:
-                outcome = (FAILED, str(e))
-        else:
-            root = submission_root(submission)
+        try:
+            root = entry.materialize(work / "unpacked", settings.max_unpacked)
+            # A lab's file under another name (abc-1.cu, Abc.cu) is graded, loudly; one that
+            # matches no lab is named with the lab it probably is.
+            root, warnings, lines = intake.resolve_lab_files(root, settings.labs, work / "resolved", entry)
+            status["warnings"] += warnings
+            with open(log, "a") as f:
+                f.writelines(f"{line}\n" for line in
+                             lines + [f"grade-batch intake: warning: {w}" for w in status["warnings"]])
+        except Refused as e:
+            outcome = (FAILED, str(e))
         if outcome is None:
             outcome = _run_grader(root, student, work, log, settings, build_dir, deadline, status, scratch)
         if outcome is None:
@@ -702,6 +642,9 @@ def describe(status):
         text += f" ({status['reason']})"
     if status.get("seconds") is not None and not status.get("skipped"):
         text += f" [{status['seconds']:.1f} s]"
+    warnings = status.get("warnings") or []
+    if warnings:
+        text += f"\n    WARNING ({len(warnings)}, also in summary.txt): " + "\n    WARNING: ".join(warnings)
     return text
 
 
@@ -757,6 +700,7 @@ def gather(out, expected=None, exports=None):
     lines = [f"grade-batch: {out.resolve()}",
              f"Labs: {', '.join(labs) if labs else '(none graded)'}"
              + (f"; maximum {max(maxima):.2f} points" if maxima else "")]
+    lines += intake.summary_lines(batch.get("intake"))  # the layout read, and what no student owns
     counts = {kind: [n for n in order if statuses[n]["status"] == kind] for kind in (GRADED, FAILED, ERROR)}
     lines.append(f"Submissions: {len(order)}: {len(counts[GRADED])} graded, {len(counts[FAILED])} failed, "
                  f"{len(counts[ERROR])} not graded")
@@ -831,12 +775,14 @@ def visible_gpus():
 
 def run_batch(args):
     settings = Settings(args)
-    submissions, skipped = find_submissions(args.submissions)
+    found = find_intake(args.submissions, args.intake)
+    submissions, skipped = found.entries, found.skipped
     if not submissions:
-        raise BatchError(f"{args.submissions}: no submissions (one folder or .zip per student)")
+        raise BatchError(f"{args.submissions}: no submissions (one folder or .zip per student, Canvas's bulk "
+                         "download or Gradescope's export)")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    names = [name for name, _ in submissions]
+    names = [entry.name for entry in submissions]
     clashes = [name for name in names if name in RESERVED_NAMES]
     if clashes:
         raise BatchError(f"rename the submission(s) {', '.join(clashes)}: the names are grade-batch's output files")
@@ -845,18 +791,22 @@ def run_batch(args):
     write_atomically(out / BATCH_FILE, json.dumps({"submissions_dir": str(Path(args.submissions).resolve()),
                                                    "students": names, "labs": settings.labs,
                                                    "max": settings.max,
-                                                   "settings": settings.fingerprint, **stored}, indent=2) + "\n")
+                                                   "settings": settings.fingerprint,
+                                                   "intake": found.record(), **stored}, indent=2) + "\n")
     pending = []
-    for name, path in submissions:
-        done = None if args.again else is_complete(out / name, fingerprint_of(path), settings)
+    for entry in submissions:
+        done = None if args.again else is_complete(out / entry.name, entry.fingerprint(), settings)
         if done is None:
-            pending.append((name, path))
+            pending.append((entry.name, entry))
     gpus, source = visible_gpus()
     workers = args.workers or max(1, len(gpus))
+    print(f"grade-batch: {found.describe()}")
+    for warning in found.warnings:
+        print(f"grade-batch: WARNING: {warning}")
     print(f"grade-batch: {len(submissions)} submissions in {args.submissions}, "
           f"{len(submissions) - len(pending)} graded before"
           f"{' (--again grades them again)' if len(pending) < len(submissions) else ''}; results in {out}")
-    if skipped:
+    if skipped and found.layout == "folders":
         print(f"grade-batch: skipped, not submissions (neither a folder nor a .zip file): {', '.join(skipped)}")
     if gpus:
         if workers > len(gpus):
@@ -906,8 +856,8 @@ def _run_workers(pending, out, settings, args, gpus, workers, build_root, count)
             with lock:
                 if not queue:
                     return
-                name, path = queue.pop(0)
-            command = [sys.executable, str(Path(__file__).resolve()), "one", str(path), "--out", str(out),
+                name, entry = queue.pop(0)
+            command = [sys.executable, str(Path(__file__).resolve()), "one", *entry.one_args(), "--out", str(out),
                        f"--name={name}", "--build-dir", str(build_dir), *settings.cli_args(args.again)]
             with lock:
                 if _stop.is_set():
@@ -962,6 +912,7 @@ def main(argv):
             parser.add_argument("--workers", type=int, help="parallel workers (default: one per GPU, or 1)")
             parser.add_argument("--build-root", help="where the workers' build folders go (default: build/)")
             add_setting_options(parser)
+            add_intake_option(parser)
             gradebook_exports.add_options(parser)
             args = parser.parse_intermixed_args(rest)
             if args.gather:
@@ -987,6 +938,7 @@ def main(argv):
                 parser.add_argument("--index", type=int, help="the chunk to grade (default: $SLURM_ARRAY_TASK_ID)")
                 parser.add_argument("--chunk", type=int, default=1, help="submissions per task (default 1)")
             add_setting_options(parser)
+            add_intake_option(parser, one=command == "one")
             args = parser.parse_intermixed_args(rest)
             if not args.labs:
                 parser.error("give the submission" + ("s' folder" if command == "task" else ""))
@@ -999,17 +951,28 @@ def main(argv):
                 die_with_parent(int(parent))
             if command == "one":
                 build_dir = Path(args.build_dir or ROOT / "build" / "batch-one").resolve()
-                status = grade_one(target, args.out, settings, build_dir, args.name, args.again)
+                entry = None
+                if args.intake:
+                    if not args.name:
+                        parser.error("--intake needs --name: the student to grade in the class's SUBMISSIONS")
+                    entry = find_intake(target, args.intake).get(args.name)
+                    if entry is None:
+                        raise BatchError(f"{target}: no submission named '{args.name}' in it as {args.intake} "
+                                         f"(python3 tools/grade_batch.py list {target} lists them)")
+                status = grade_one(target, args.out, settings, build_dir, args.name, args.again, entry=entry)
                 return 128 + (_stop_signal[0] or signal.SIGINT) if status is None else 0
             return run_task(target, args, settings)
         if command == "list":
             parser = Parser(prog="grade_batch.py list")
             parser.add_argument("submissions")
             parser.add_argument("--chunk", type=int, default=1)
+            add_intake_option(parser)
             args = parser.parse_args(rest)
-            submissions, _ = find_submissions(args.submissions)
-            for name, path in submissions:
-                print(f"{name}\t{path}")
+            found = find_intake(args.submissions, args.intake)
+            print(f"# {found.describe()}", file=sys.stderr)
+            submissions = found.entries
+            for entry in submissions:
+                print(f"{entry.name}\t{entry.describe()}")
             tasks = math.ceil(len(submissions) / max(1, args.chunk))
             print(f"# {len(submissions)} submissions; for chunks of {args.chunk}: sbatch --array=0-{max(0, tasks - 1)}",
                   file=sys.stderr)
@@ -1018,7 +981,7 @@ def main(argv):
             if not rest or len(rest) > 2:
                 print("usage: grade_batch.py gather OUT [SUBMISSIONS_DIR]", file=sys.stderr)
                 return 1
-            expected = [name for name, _ in find_submissions(rest[1])[0]] if len(rest) == 2 else None
+            expected = find_intake(rest[1]).names() if len(rest) == 2 else None
             text, _ = gather(Path(rest[0]), expected)
             print(text, end="")
             return 0
@@ -1035,14 +998,15 @@ def run_task(folder, args, settings):
         raise BatchError("task needs --index I (or $SLURM_ARRAY_TASK_ID)")
     index = int(index)
     chunk = max(1, args.chunk)
-    submissions, _ = find_submissions(folder)
+    submissions = find_intake(folder, args.intake).entries
     mine = submissions[index * chunk:(index + 1) * chunk]
     if not mine:
         print(f"grade-batch task {index}: no submissions in this chunk ({len(submissions)} in all)")
         return 0
     build_dir = Path(args.build_dir or ROOT / "build" / f"batch-task-{index}").resolve()
-    for name, path in mine:
-        if grade_one(path, args.out, settings, build_dir, name, args.again) is None:
+    for entry in mine:
+        if grade_one(entry.path or entry.source, args.out, settings, build_dir, entry.name, args.again,
+                     entry=entry) is None:
             return 128 + (_stop_signal[0] or signal.SIGINT)
     return 0
 
