@@ -45,6 +45,7 @@ NOT_RELEASED=(
   tools/wrong_solutions.py
   tools/make_skeletons.py
   tools/make_gradescope_package.py
+  tools/make_demo_class.py
   tools/batch_demo.sh
   tools/hostile_demo.sh
   tools/sandbox_demo.sh
