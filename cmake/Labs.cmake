@@ -6,6 +6,9 @@
 #   labNN_student, labNN_solution            the two implementations (static libs)
 #   labNN_tests_student, labNN_tests_solution   the same tests linked to each
 #   labNN_experiment[_solution]              when labs/<folder>/experiment.cu exists
+#   labNN_experiment_reference               when solutions/<folder>/experiment_reference.cu exists
+#                                            and the solution is built: the comparisons that are
+#                                            near-answers to the lab's TODOs, kept out of labs/
 # Only the solution tests are registered with CTest (the project's own suite);
 # the grader runs the student tests.
 get_filename_component(WORKBOOK_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
@@ -116,6 +119,18 @@ function(workbook_add_lab folder base)
     endif()
   endforeach()
 
+  # Comparison kernels that would answer a TODO (the tiled transpose less its
+  # padding, a copy of the grid-stride sum) live beside the solution, not in the
+  # student's folder: a program of their own, linked with the solution, that
+  # ./workbook bench runs after the reference's experiment. A tree without
+  # solutions/ (the student release) has no such target.
+  if(TARGET ${prefix}_solution AND EXISTS ${solution_dir}/experiment_reference.cu)
+    add_executable(${prefix}_experiment_reference ${solution_dir}/experiment_reference.cu)
+    target_include_directories(${prefix}_experiment_reference PRIVATE ${lab_dir})
+    target_link_libraries(${prefix}_experiment_reference PRIVATE ${prefix}_solution)
+    workbook_set_warnings(${prefix}_experiment_reference)
+  endif()
+
   if(TARGET ${prefix}_tests_solution)
     workbook_register_lab_tests(${folder} ${prefix}_tests_solution)
   endif()
@@ -136,6 +151,9 @@ function(workbook_add_lab folder base)
   endif()
   if(TARGET ${prefix}_experiment_solution)
     string(APPEND entry ", \"solution_experiment\": \"$<TARGET_FILE:${prefix}_experiment_solution>\"")
+  endif()
+  if(TARGET ${prefix}_experiment_reference)
+    string(APPEND entry ", \"solution_comparisons\": \"$<TARGET_FILE:${prefix}_experiment_reference>\"")
   endif()
   string(APPEND entry "}")
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_LAB_ENTRIES "${entry}")

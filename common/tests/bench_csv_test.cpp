@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "workbook/bench_rows.hpp"
+
 namespace workbook {
 namespace {
 
@@ -75,4 +77,26 @@ TEST(BenchCsv, SpreadTextIsSevenColumnsWide) {
   EXPECT_EQ(workbook::spread_text(timing), " \u00b112.3%");
   timing.relative_spread = 1.234;
   EXPECT_EQ(workbook::spread_text(timing), "\u00b1123.4%");
+}
+
+TEST(BenchRows, RowLinesUpUnderTheHeaderWithItsShareOfTheYardstick) {
+  workbook::BenchRow row;
+  row.implementation = "naive: Hillis-Steele over global memory";
+  row.timing.median_ms = 25.074;
+  row.timing.relative_spread = 0.001;
+  row.rate = 85.6;
+  row.unit = "GB/s";
+  const std::string header = workbook::bench_rows_header("1. Whole array", "GB/s", "CUB");
+  const std::string line = workbook::bench_row_text(row, 3424.0, true);
+  EXPECT_EQ(header.substr(0, header.find('\n')), "1. Whole array");
+  EXPECT_NE(header.find("% of CUB"), std::string::npos);
+  EXPECT_NE(line.find("naive: Hillis-Steele over global memory"), std::string::npos);
+  EXPECT_NE(line.find("25.074"), std::string::npos);
+  EXPECT_NE(line.find("85.6"), std::string::npos);
+  EXPECT_NE(line.find("2.5%"), std::string::npos);  // 85.6 / 3424 of the yardstick
+  EXPECT_EQ(line.substr(line.size() - 4), " ok\n");
+  // The time column ends where the header's "ms" ends.
+  const std::string columns = header.substr(header.find('\n') + 1);
+  EXPECT_EQ(line.find("25.074") + 6, columns.find(" ms") + 3);
+  EXPECT_NE(workbook::bench_row_text(row, 3424.0, false).find("WRONG RESULT"), std::string::npos);
 }

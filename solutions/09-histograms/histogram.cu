@@ -313,8 +313,8 @@ __host__ __device__ int merge_lane(int bin, int step) {
 // the H200 with ./workbook bench --all --solution on 2026-11-26 (2^30 bytes,
 // % of CUB on uniform / four bins in one bank / one bin): this kernel
 // 170.4 / 203.0 / 105.2, the same kernel with runs 59.3 / 64.9 / 117.8
-// (experiment.cu keeps that variant). Runs win on one bin only, and lose
-// far more on uniform bytes.
+// (./workbook bench histograms --solution still measures that variant). Runs
+// win on one bin only, and lose far more on uniform bytes.
 
 // The grid asks for four blocks of 256 threads per SM (kBlocksPerSm): at most
 // 64 registers per thread, so that registers never keep four blocks off an
