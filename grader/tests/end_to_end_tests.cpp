@@ -636,8 +636,9 @@ TEST_F(GraderEndToEnd, AFailingTestThatAnswersDifferentlyWhenRunAgainIsNamedARac
   const std::string spec = "Good.Flaky=flaky:" + flaky + ",Good.Drifts=drift:" + drift +
                            ",Good.Steady=wrong:tail,Good.Fourth=fail,GoodSpeed.Fast=speed:0.9";
   ::setenv("FAKE_LAB_TESTS_good_lab", spec.c_str(), 1);
-  const GraderRun run = grade(manifest_arg() + " good --no-sandbox --seed 42 --show-seed --color never --json '" +
-                              (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
+  const GraderRun run =
+      grade(manifest_arg() + " good --no-sandbox --seed 42 --show-seed --color never --json '" +
+            (dir_ / "r.json").string() + "' --junit '" + (dir_ / "j.xml").string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   // Three of the four failures ran a second time; the speed test did not.
   EXPECT_EQ(read_file(flaky), "2\n");
