@@ -153,11 +153,14 @@ done
 # 2. What only the full repository has leaves the documents.
 python3 - "$out" <<'PY' || fail "could not cut the full-repository blocks out of the documents"
 import pathlib, re, sys
-block = re.compile(r"[ \t]*<!-- full repository only -->.*?<!-- end full repository only -->[ \t]*\n?", re.S)
+# A block on lines of its own goes with its lines; one inside a line, with what is between.
+lines = re.compile(r"^[ \t]*<!-- full repository only -->[ \t]*\n.*?^[ \t]*<!-- end full repository only -->[ \t]*\n",
+                   re.S | re.M)
+inline = re.compile(r"<!-- full repository only -->.*?<!-- end full repository only -->", re.S)
 for path in pathlib.Path(sys.argv[1]).rglob("*.md"):
     text = path.read_text(encoding="utf-8")
     if "<!-- full repository only -->" in text:
-        cut = block.sub("", text)
+        cut = inline.sub("", lines.sub("", text))
         if "full repository only -->" in cut:
             sys.exit(f"{path}: a '<!-- full repository only -->' block is not closed")
         path.write_text(cut, encoding="utf-8")
