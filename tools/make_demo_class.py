@@ -22,9 +22,17 @@ ID, Section, then an assignment column; a "Points Possible" row). The class:
   - one roster student who handed nothing in, and one submission whose user
     id is on no roster row.
 
-Then: ./workbook grade-batch OUT_DIR/submissions abc --roster OUT_DIR/roster.csv
---deadline DEADLINE --late-penalty 10 --seed N --out OUT (tools/gpu_checks.sh
-has the exact command). A maintainers' tool: it reads the solutions.
+Then, on a machine with a GPU (H200, 2026-11-29: 60 graded in 6 min 8 s):
+
+    ./workbook grade-batch OUT_DIR/submissions abc --roster OUT_DIR/roster.csv \
+        --assignment "Lab 02 (48213)" --deadline 2026-11-27T23:59:00Z \
+        --late-penalty 10 --seed 81726354 --out OUT --no-explain
+
+What it should give: 32 at 12 points (the two late ones 10.80 after the
+penalty), 8 at 5 (no bounds check, input written), 3 at 8 (the speed cheat
+loses its speed points), 17 at 0 (skeletons, the two that do not compile,
+my_abc_final.cu), and the 4 out-of-bounds reads at 12: only --sanitize sees
+them. A maintainers' tool: it reads the solutions.
 """
 import csv
 import datetime
