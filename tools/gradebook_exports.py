@@ -839,12 +839,18 @@ def entry_groups(lab):
     return ([e for e in shown if not e["speed"]], [e for e in shown if e["speed"]], hidden)
 
 
+# The intake's warnings are written for the instructor ("ask the student to ..."): the
+# student's copy says so, and what it means for them.
+WARNINGS_TITLE = ("Warnings about the files you handed in (written for your instructor: a file under "
+                  "another name than the lab's was graded or not graded as said here)")
+
+
 def feedback_text(report):
     lines = [f"Feedback for {report['name']}" + (f" ({report['student']})" if report["name"] != report["student"]
                                                    else ""), "", outcome_line(report)]
     if report["late"]:
         lines.append(f"Late: {report['late']}")
-    for title, items in (("Notes", report["notes"]), ("Warnings", report["warnings"])):
+    for title, items in (("Notes", report["notes"]), (WARNINGS_TITLE, report["warnings"])):
         if items:
             lines += ["", f"{title}:"] + [f"  - {item}" for item in items]
     for lab in report["labs"]:
@@ -888,7 +894,7 @@ def feedback_html(report):
     parts.append(f"<p><strong>{e(outcome_line(report))}</strong></p>")
     if report["late"]:
         parts.append(f"<p>Late: {e(report['late'])}</p>")
-    for heading, items in (("Notes", report["notes"]), ("Warnings", report["warnings"])):
+    for heading, items in (("Notes", report["notes"]), (WARNINGS_TITLE, report["warnings"])):
         if items:
             parts.append(f"<h2>{heading}</h2><ul>" + "".join(f"<li>{e(i)}</li>" for i in items) + "</ul>")
     for lab in report["labs"]:
