@@ -444,7 +444,9 @@ TEST(DivergentBarrierRealLabs, SkeletonsAndSolutionsHaveNone) {
 TEST(DivergentBarrierRealLabs, TheReferenceReductionWithItsBarrierInTheBranchIsFlagged) {
   // Lab 04's interleaved tree, with the barrier moved into the branch: the
   // mistake the issue describes, on the real file.
-  const std::string reference = read_text(source_tree() / "solutions/04-reductions/reductions.cu");
+  const fs::path path = source_tree() / "solutions/04-reductions/reductions.cu";
+  if (!fs::is_regular_file(path)) GTEST_SKIP() << "no solutions/ here (the students' release)";
+  const std::string reference = read_text(path);
   const std::string step = "    if (t % (2 * s) == 0 && t + s < size) shared[t] += shared[t + s];\n";
   const std::size_t at = reference.find(step + "    __syncthreads();\n");
   if (at == std::string::npos) GTEST_SKIP() << "the reference's tree step has changed";
