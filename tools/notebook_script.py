@@ -2,15 +2,21 @@
 """Check the Colab notebook, and turn it into a plain Python script that runs anywhere.
 
     python3 tools/notebook_script.py [NOTEBOOK] [--check]
-    python3 tools/notebook_script.py [NOTEBOOK] --emit-script OUT.py [--edit-file FILE.cu]
+    python3 tools/notebook_script.py [NOTEBOOK] --emit-script [OUT.py] [--edit-file FILE.cu]
     python3 tools/notebook_script.py --self-test
 
 NOTEBOOK defaults to colab/workbook.ipynb. The project does not run Colab: it
 tests the notebook by checking it (--check, the default) and by running the
-script that --emit-script writes on a Linux machine with an NVIDIA GPU, e.g.
+script that --emit-script writes (to OUT.py, or to standard output) on a Linux
+machine with an NVIDIA GPU, taking the course from a zip made by ./workbook pack
+(WORKBOOK_ZIP stands for the upload), e.g. from the repository's folder:
 
-    python3 tools/notebook_script.py --emit-script /tmp/nb/workbook_notebook.py
-    cd /tmp/nb && WORKBOOK_REPO_URL=/path/to/the/repository python3 workbook_notebook.py
+    ./workbook pack /tmp/course.zip && python3 tools/notebook_script.py --emit-script > /tmp/nb.py && WORKBOOK_ZIP=/tmp/course.zip python3 /tmp/nb.py
+
+The script unpacks the course into ./cuda-workbook (or WORKBOOK_DIR), builds and
+grades lab 01 (or WORKBOOK_LAB). WORKBOOK_NOTEBOOK_STOP_BEFORE=N stops it, with
+exit status 0, where the notebook's step N begins (its heading "## N. ..."):
+e.g. 4 stops once the course is unpacked and its lab found, before any build.
 
 The check (--check) refuses a notebook unless
   - it is valid JSON with nbformat 4, a metadata object and a list of cells;
@@ -22,6 +28,9 @@ The check (--check) refuses a notebook unless
   - every code cell is Python once translated as below (it is compiled);
   - a cell that calls files.upload or files.download (google.colab) carries
     the tag "colab-only" in its metadata;
+  - no cell holds a placeholder that a student would have to invent a value
+    for, such as ORG/REPO or <repository URL> (PLACEHOLDERS below): a student
+    has no address to put there;
   - where the nbformat package is installed, its own validator agrees.
 
 The translation of IPython's syntax into plain Python, kept small on purpose:
@@ -40,9 +49,12 @@ The translation of IPython's syntax into plain Python, kept small on purpose:
     with -a), with a final newline added if it has none; `{expression}` in PATH
     is substituted as in a `!` line.
   - Markdown cells become comments; a heading (`## 3. Install ...`) is also
-    printed, so that the script's log says which step it is in.
+    printed, so that the script's log says which step it is in (and where
+    WORKBOOK_NOTEBOOK_STOP_BEFORE stops it).
 
---emit-script OUT.py writes the code cells in order, translated, as one script.
+--emit-script [OUT.py] writes the code cells in order, translated, as one script,
+to OUT.py, or to standard output without it (the check's line then goes to
+standard error).
 A cell tagged "colab-only" runs only where `import google.colab` works; elsewhere
 the script prints that it skipped it. The script passes its environment on to
 every command (WORKBOOK_GTEST_SOURCE, WORKBOOK_NO_INSTALL, CUDACXX, ...).
@@ -52,8 +64,9 @@ their lab file) and turns on `WRITE_MY_FILE = True`, so that the script grades
 that file: the way to test the notebook's edit path without a browser.
 
 --self-test checks that the check refuses broken notebooks (stored output, a
-missing key, a syntax error, `$` in a shell line, an untagged upload cell) and
-that the translation gives the expected Python.
+missing key, a syntax error, `$` in a shell line, an untagged upload cell, a
+placeholder), that the translation gives the expected Python, and that
+WORKBOOK_NOTEBOOK_STOP_BEFORE stops an emitted script where it should.
 """
 import argparse
 import copy
@@ -78,6 +91,12 @@ COLAB_ONLY_TAG = "colab-only"
 EDIT_TAG = "workbook-edit"
 WRITE_FLAG_OFF = "WRITE_MY_FILE = False"
 COLAB_CALL = re.compile(r"\bfiles\.(upload|download)\s*\(")
+# Placeholders a student cannot fill in: an address of a repository they were never given.
+PLACEHOLDERS = [
+    re.compile(r"\b(?:ORG|OWNER|USER|USERNAME|ACCOUNT)/(?:REPO|REPOSITORY|PROJECT)\b"),
+    re.compile(r"(?i)\byour[-_]?(?:org|organi[sz]ation|user|username|account|name)/"),
+    re.compile(r"<[^<>\n]*\b(?:URL|url|repository|repo)\b[^<>\n]*>"),
+]
 
 
 class NotebookError(Exception):
@@ -193,6 +212,10 @@ def check_notebook(notebook, name="the notebook"):
         if not (isinstance(source, str) or (isinstance(source, list) and all(isinstance(s, str) for s in source))):
             problems.append(f"{where}: source is neither a string nor a list of strings")
             continue
+        for pattern in PLACEHOLDERS:
+            for found in pattern.finditer(cell_source(cell)):
+                problems.append(f"{where}: the placeholder {found.group(0)!r}: a student has no value to put there. "
+                                "Take the course from the zip (./workbook pack) or an empty setting instead")
         if kind != "code":
             continue
         if cell.get("outputs") != []:
@@ -248,6 +271,7 @@ PRELUDE = '''\
 # order, IPython's '!' lines and %%bash / %%writefile cells turned into the
 # helpers below (see that tool's docstring). Do not edit it: edit the notebook and
 # write it again. Cells tagged "colab-only" run only where google.colab imports.
+import os as _nb_os
 import subprocess as _nb_subprocess
 import sys as _nb_sys
 
@@ -276,6 +300,15 @@ def _nb_writefile(path, text, append=False):
     with open(path, "a" if append else "w", encoding="utf-8") as handle:
         handle.write(text)
     print(("Appended to " if append else "Writing ") + path, flush=True)
+
+
+def _nb_step(heading):
+    """A markdown heading: printed; WORKBOOK_NOTEBOOK_STOP_BEFORE=N stops the script at step N's ("## N. ...")."""
+    print("=== " + heading + " ===", flush=True)
+    stop = _nb_os.environ.get("WORKBOOK_NOTEBOOK_STOP_BEFORE", "").strip()
+    if stop and heading.split(" ", 1)[0] == stop + ".":
+        print(f"notebook script: stopped before step {{stop}} (WORKBOOK_NOTEBOOK_STOP_BEFORE={{stop}})", flush=True)
+        raise SystemExit(0)
 
 
 def _nb_on_colab():
@@ -312,7 +345,7 @@ def emit_script(notebook, source_name, edit_file=None):
             parts.append("\n".join("# " + line if line else "#" for line in text.rstrip("\n").split("\n")))
             for line in text.split("\n"):
                 if re.match(r"#{1,3} ", line):
-                    parts.append(f"print({('=== ' + line.lstrip('#').strip() + ' ===')!r}, flush=True)")
+                    parts.append(f"_nb_step({line.lstrip('#').strip()!r})")
             continue
         if cell["cell_type"] != "code":
             continue
@@ -361,6 +394,10 @@ def self_test():
             source="from google.colab import files\nfiles.upload()\n", metadata={}), "colab-only"),
         "a duplicate id": (lambda nb: nb.update(nbformat_minor=5, cells=[
             dict(cell, id="same") for cell in nb["cells"]]), "used twice"),
+        "ORG/REPO in a code cell": (lambda nb: code_cells(nb)[0].__setitem__(
+            "source", 'REPO_URL = "https://github.com/ORG/REPO.git"\n'), "placeholder 'ORG/REPO'"),
+        "<repository URL> in a markdown cell": (lambda nb: nb["cells"][0].__setitem__(
+            "source", "git clone <repository URL> cuda-workbook\n"), "placeholder '<repository URL>'"),
     }
     for name, (change, expected) in cases.items():
         found = check_notebook(broken(change))
@@ -380,12 +417,27 @@ def self_test():
     script = emit_script(good, "colab/workbook.ipynb")
     if "if _nb_on_colab():" not in script:
         failures.append("the emitted script does not guard the Colab-only cells")
+    # WORKBOOK_NOTEBOOK_STOP_BEFORE=2 stops a script at "## 2. ...": step 1's cell ran, step 2's did not.
+    tiny = {"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "## 1. First\n"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "print('ran 1')\n"},
+        {"cell_type": "markdown", "metadata": {}, "source": "## 2. Second\n"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": "print('ran 2')\n"}]}
+    import os
+    import subprocess
+    for stop, expected in (("2", ["ran 1", "stopped before step 2"]), ("", ["ran 1", "ran 2"])):
+        done = subprocess.run([sys.executable, "-c", emit_script(tiny, "tiny")], capture_output=True, text=True,
+                              env=dict(os.environ, WORKBOOK_NOTEBOOK_STOP_BEFORE=stop))
+        missing = [text for text in expected if text not in done.stdout]
+        if done.returncode != 0 or missing or (stop and "ran 2" in done.stdout):
+            failures.append(f"WORKBOOK_NOTEBOOK_STOP_BEFORE={stop!r}: exit status {done.returncode}, "
+                            f"output {done.stdout!r} {done.stderr!r}")
     for failure in failures:
         print("self-test: " + failure, file=sys.stderr)
     if failures:
         return 1
     print(f"self-test: the check refused all {len(cases)} broken notebooks; "
-          f"{len(translations)} translations as documented")
+          f"{len(translations)} translations as documented; WORKBOOK_NOTEBOOK_STOP_BEFORE stops where it should")
     return 0
 
 
@@ -393,7 +445,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebook", nargs="?", default=str(DEFAULT_NOTEBOOK), help="default: colab/workbook.ipynb")
     parser.add_argument("--check", action="store_true", help="only check the notebook (the default)")
-    parser.add_argument("--emit-script", metavar="OUT.py", help="write the notebook as one Python script")
+    parser.add_argument("--emit-script", metavar="OUT.py", nargs="?", const="-",
+                        help="write the notebook as one Python script, to OUT.py or (without it) to standard output")
     parser.add_argument("--edit-file", metavar="FILE.cu",
                         help="with --emit-script: FILE.cu as the edit cell's body, and WRITE_MY_FILE = True")
     parser.add_argument("--self-test", action="store_true", help="check that the check catches broken notebooks")
@@ -414,8 +467,10 @@ def main():
             print(f"notebook_script: {args.notebook} is not valid ({len(problems)} problem(s))", file=sys.stderr)
             return 1
         code_count = sum(1 for cell in notebook["cells"] if cell["cell_type"] == "code")
+        to_stdout = args.emit_script == "-"
         print(f"{args.notebook}: valid nbformat {notebook['nbformat']}.{notebook['nbformat_minor']}, "
-              f"{len(notebook['cells'])} cells ({code_count} code), no outputs")
+              f"{len(notebook['cells'])} cells ({code_count} code), no outputs",
+              file=sys.stderr if to_stdout else sys.stdout)
         if args.emit_script:
             name = Path(args.notebook).resolve()
             try:
@@ -423,6 +478,9 @@ def main():
             except ValueError:
                 pass
             script = emit_script(notebook, str(name), args.edit_file)
+            if to_stdout:
+                sys.stdout.write(script)
+                return 0
             out = Path(args.emit_script)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(script, encoding="utf-8")
