@@ -21,7 +21,11 @@ Reads ctest's output line by line and passes it through as it comes, except:
   how many of the M were skipped (ctest counts them as passed) and where the
   full log is.
 
-Failures keep their output (--output-on-failure). Exits 0: the caller keeps
+Every line fits in WIDTH columns (120): ctest pads a result line with dots
+to its longest test name (223 columns here), so the dots are cut back to
+what fits (a name too long on its own loses its middle), and any other
+longer line wraps, its continuation indented. Failures keep their output
+(--output-on-failure). Exits 0: the caller keeps
 ctest's own exit status. `./workbook test` uses it unless an argument asks
 for ctest's verbose output (-V, -VV, --output-log ...).
 """
@@ -30,6 +34,7 @@ import os
 import re
 import select
 import sys
+import textwrap
 import time
 
 START = re.compile(r"^\s+Start\s+(\d+): (.*)$")
@@ -37,12 +42,36 @@ RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): (.*?) \.*\s*(\*\*\*)?([A-Za-z][
 # "88% tests passed, 2 tests failed out of 16"; newer ctest says "100% tests
 # passed out of 269" when none failed.
 SUMMARY = re.compile(r"^\d+% tests passed(?:, \d+ tests? failed)? out of (\d+)$")
+# A result line's parts: "  3/286 Test   #2: ", the name, ctest's dots, "   Passed    0.11 sec".
+RESULT_PARTS = re.compile(r"^(\s*\d+/\d+ Test\s+#\d+: )(.*?) \.+(\s*\S.*)$")
+WIDTH = 120
+MIN_DOTS = 5
 NOT_RUN_HEADER = "The following tests did not run:"
 NOT_RUN = re.compile(r"^\t\s*(\d+) - (.*) \(([^()]*)\)$")
 # The labs' tests ("04-reductions.Sizes/...") and common's ("common.Harness...").
 GROUPED = re.compile(r"^(\d\d-[A-Za-z0-9_-]+|common)\.")
 LOG_TEST = re.compile(r"^\d+/\d+ Testing: (.*)$")
 SKIP_MARK = "workbook-skip:"
+
+
+def fitted(line, width=WIDTH):
+    """The lines to print for one line of output, each at most `width` columns where it can be:
+    a result line with fewer dots (and, if need be, its name shortened in the middle), any other
+    line wrapped at spaces with its continuation indented."""
+    if len(line) <= width:
+        return [line]
+    match = RESULT_PARTS.match(line)
+    if match:
+        head, name, tail = match.groups()
+        room = width - len(head) - len(tail) - 1 - MIN_DOTS
+        if len(name) > room:
+            keep = max(room - 3, 8)
+            name = name[:keep // 2] + "..." + name[len(name) - (keep - keep // 2):]
+        dots = max(MIN_DOTS, width - len(head) - len(name) - 1 - len(tail))
+        return [f"{head}{name} {'.' * dots}{tail}"]
+    indent = line[:len(line) - len(line.lstrip())]
+    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + "    ",
+                         break_long_words=False, break_on_hyphens=False) or [line]
 
 
 def group_of(name):
@@ -107,7 +136,7 @@ class Folder:
         self.blank = False  # the last line printed was empty
 
     def emit(self, line):
-        self.out.write(line + "\n")
+        self.out.write("\n".join(fitted(line)) + "\n")
         self.out.flush()
         self.last_print = time.monotonic()
         self.blank = not line.strip()

@@ -35,6 +35,10 @@ grep -A3 "Test  #9: 04-reductions.Block.SumsOneBlock .*\*\*\*Failed" "$work/out.
 grep -A1 "Test #16: grade_batch_end_to_end .*\*\*\*Failed" "$work/out.txt" | grep -q "FAIL: alice not graded" ||
   fail "the failed tool test's output does not follow it"
 expect_in "$work/out.txt" "The full log, with every test's output: " "where the log is"
+# Every line fits a terminal of 120 columns (the fixture's result lines are 151 wide).
+[[ $(awk 'length > 120' "$fixture.txt" | wc -l) -gt 0 ]] || fail "the fixture has no line over 120 columns to fit"
+wide=$(awk 'length > 120' "$work/out.txt")
+[[ -z "$wide" ]] || fail "lines over 120 columns: $wide"
 # ctest's summary comes last, after the skipped tests, and says how many of its "passed" were skipped.
 expect_in "$work/out.txt" "(10 of the 16 were skipped, not passed: see above)" "the skipped count in the summary"
 summary_at=$(grep -n "tests passed, " "$work/out.txt" | cut -d: -f1)
