@@ -1,5 +1,8 @@
 #include "workbook/device.hpp"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -10,14 +13,31 @@
 
 namespace workbook {
 
+bool nvidia_driver_installed() {
+  // The kernel module shows itself in /proc (a container sees the host's);
+  // the user-space driver is libcuda (WSL has only that one).
+  if (::access("/proc/driver/nvidia", F_OK) == 0) return true;
+  void* library = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (library == nullptr) return false;
+  ::dlclose(library);
+  return true;
+}
+
 bool cuda_device_available(std::string* reason) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status == cudaSuccess && count > 0) return true;
   if (reason != nullptr) {
-    *reason = status != cudaSuccess ? std::string("cudaGetDeviceCount failed with ") +
-                                          cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")"
-                                    : std::string("cudaGetDeviceCount found 0 devices");
+    // Without any driver the runtime says cudaErrorInsufficientDriver, which
+    // reads as "update your driver": say what is the case instead.
+    if (status != cudaSuccess && !nvidia_driver_installed()) {
+      *reason = "no NVIDIA GPU or driver found (no /proc/driver/nvidia, no libcuda.so.1)";
+    } else {
+      *reason = std::string("no CUDA device: cudaGetDeviceCount ") +
+                (status != cudaSuccess ? std::string("failed with ") + cudaGetErrorName(status) + " (" +
+                                             cudaGetErrorString(status) + ")"
+                                       : std::string("found 0 devices"));
+    }
   }
   cudaGetLastError();  // Do not leave the error behind for the next check.
   return false;
@@ -50,7 +70,9 @@ std::string describe(const DeviceInfo& info) {
 bool have_device_for_experiment() {
   std::string reason;
   if (cuda_device_available(&reason)) return true;
-  std::fprintf(stderr, "No CUDA device: %s\nThis experiment measures a GPU; run it on a machine with one.\n",
+  std::fprintf(stderr,
+               "%s.\nThis experiment measures a GPU; run it on a machine with one (README.md, \"No GPU?\", "
+               "says where to find one).\n",
                reason.c_str());
   return false;
 }

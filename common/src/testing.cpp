@@ -52,8 +52,9 @@ void GpuTest::SetUp() {
   static std::string reason;
   static const bool available = workbook::cuda_device_available(&reason);
   if (!available) {
-    GTEST_SKIP() << "workbook-skip: no CUDA device (" << reason
-                 << "). GPU tests are skipped, never passed; run them on a machine with an NVIDIA GPU.";
+    GTEST_SKIP() << "workbook-skip: " << reason
+                 << ". GPU tests are skipped, never passed; run them on a machine with an NVIDIA GPU "
+                    "(README.md, \"No GPU?\").";
   }
 }
 

@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -12,7 +13,27 @@
 namespace workbook::grader {
 namespace {
 
-const char* const kTryHelp = " (see workbook-grader --help)";
+// ./workbook grade names itself here: its users never ran workbook-grader.
+std::string try_help() {
+  const char* command = std::getenv("WORKBOOK_GRADER_HELP");
+  return std::string(" (see ") +
+         (command != nullptr && *command != '\0' ? command : "workbook-grader --help") + ")";
+}
+
+// "--seed --json": the next word is an option, not --seed's value.
+bool looks_like_option(const std::string& word) {
+  return word.size() > 1 && word[0] == '-' &&
+         (word[1] == '-' || std::isalpha(static_cast<unsigned char>(word[1])));
+}
+
+// LAB=MESSAGE of --build-error.
+std::pair<std::string, std::string> parse_build_error(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    throw GraderError("--build-error needs LAB=MESSAGE, got '" + text + "'" + try_help());
+  }
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
 
 std::uint64_t parse_seed(const std::string& text, const std::string& source = "--seed") {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
@@ -79,11 +100,12 @@ Options parse_command_line(const std::vector<std::string>& args) {
     }
     const auto value = [&]() -> std::string {
       if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw GraderError(name + " needs a value" + kTryHelp);
+      if (i + 1 >= args.size() || looks_like_option(args[i + 1]))
+        throw GraderError(name + " needs a value" + try_help());
       return args[++i];
     };
     const auto no_value = [&] {
-      if (inline_value) throw GraderError(name + " takes no value" + kTryHelp);
+      if (inline_value) throw GraderError(name + " takes no value" + try_help());
     };
     if (name == "--help" || name == "-h") {
       no_value();
@@ -109,9 +131,6 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (name == "--check-rubric") {
       no_value();
       options.check_rubric = true;
-    } else if (name == "--list-programs") {
-      no_value();
-      options.list_programs = true;
     } else if (name == "--sanitize") {
       // The tools only as --sanitize=a,b: a bare --sanitize must not take the lab's name.
       options.sanitize = parse_sanitizer_tools(inline_value.value_or("all"));
@@ -135,8 +154,10 @@ Options parse_command_line(const std::vector<std::string>& args) {
       options.jobs = parse_jobs(value());
     } else if (name == "--color" || name == "--colour") {
       options.color = parse_color(value());
+    } else if (name == "--build-error") {
+      options.build_errors.push_back(parse_build_error(value()));
     } else {
-      throw GraderError("unknown option '" + arg + "'" + kTryHelp);
+      throw GraderError("unknown option '" + arg + "'" + try_help());
     }
   }
   // The test programs inherit WORKBOOK_SEED: a seed set that way is the grade's seed too
@@ -195,9 +216,10 @@ LAB                   "01", "1", "01-hello-world", "hello-world" or "hello";
 --color WHEN          auto (default), always or never; NO_COLOR disables auto
 --check-rubric        only check that every rubric item names tests that exist
                       and every test is named by an item (needs no GPU)
---list-programs       only print the test programs this grade would run, one
-                      path a line, after checking the labs and options (./workbook
-                      grade builds just those)
+--build-error LAB=MESSAGE
+                      LAB's test program did not build: score it 0 with MESSAGE
+                      (its first compiler error) as the reason, and grade the
+                      other labs (./workbook grade builds each lab on its own)
 --help                this text
 
 exit codes: 0 graded (whatever the score), 1 bad input or missing build,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "explain.hpp"
@@ -37,11 +38,12 @@ struct Options {
   ColorMode color = ColorMode::automatic;             ///< --color.
   bool help = false;                                  ///< --help.
   bool check_rubric = false;                          ///< --check-rubric: validate only, run nothing.
-  bool list_programs = false;  ///< --list-programs: print the test programs the grade needs, run nothing.
-  std::vector<std::string> sanitize;             ///< --sanitize: the tools; empty: no sanitizer run.
-  SandboxMode sandbox = SandboxMode::automatic;  ///< --sandbox, --no-sandbox.
+  std::vector<std::string> sanitize;                  ///< --sanitize: the tools; empty: no sanitizer run.
+  SandboxMode sandbox = SandboxMode::automatic;       ///< --sandbox, --no-sandbox.
   ExplainMode explain = ExplainMode::slow;  ///< --explain (all), --no-explain (off); default: slow items.
   std::vector<std::string> labs;            ///< Positional lab names; empty: all.
+  /// --build-error LAB=MESSAGE: the labs whose test program did not build, each with its first error.
+  std::vector<std::pair<std::string, std::string>> build_errors;
 };
 
 /// @brief Parses the command line. Options take "--name value" or "--name=value".

@@ -595,6 +595,14 @@ LabRun refused_run(const std::string& lab_id, const std::string& reason) {
   return run;
 }
 
+LabRun not_built_run(const std::string& lab_id, const std::string& first_error) {
+  LabRun run;
+  run.lab_id = lab_id;
+  run.error = "it does not compile, so it scores 0; fix the first error and grade it again: " + first_error;
+  run.not_built = true;
+  return run;
+}
+
 LabRun run_lab(const std::string& lab_id, const RunOptions& options) {
   LabRun run;
   run.lab_id = lab_id;

@@ -50,6 +50,7 @@ struct LabRun {
   std::vector<TestResult> tests;   ///< In listed order (then any unlisted ones).
   std::string error;               ///< Lab-level failure (could not list tests...); empty when none.
   bool refused = false;            ///< Not run: its source uses a forbidden name (error says which).
+  bool not_built = false;          ///< Not run: its test program did not build (error has the first error).
   std::vector<std::string> notes;  ///< Crashes, resumes, timeouts: what happened, for the report.
   bool timed_out = false;          ///< The lab used up its wall-clock budget (not: a test overran its limit).
   double seconds = 0;              ///< Wall-clock time of all its processes.
@@ -171,6 +172,13 @@ std::vector<std::vector<std::string>> deal_into_shares(const std::vector<std::st
 /// @param[in] reason Why, for the student (see check_lab_source()).
 /// @return The run, scored 0 by score_lab().
 LabRun refused_run(const std::string& lab_id, const std::string& reason);
+
+/// @brief A lab whose test program did not build (./workbook grade --build-error):
+/// no tests, not_built set, error the reason with the first compiler error.
+/// @param[in] lab_id The lab's id.
+/// @param[in] first_error The build's first error line, "labs/02-abc/abc.cu(57): error: ...".
+/// @return The run, scored 0 by score_lab().
+LabRun not_built_run(const std::string& lab_id, const std::string& first_error);
 
 /// @brief Seconds as a short human number: "300", "2.5".
 /// @param[in] seconds The value.

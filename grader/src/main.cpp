@@ -40,6 +40,9 @@ namespace {
 
 constexpr int kExitNoGpu = 2;
 const char* const kAssumeDeviceEnv = "WORKBOOK_GRADER_ASSUME_DEVICE";
+const char* const kNoGpuAdvice =
+    "The build finished; run ./workbook grade on a machine with an NVIDIA GPU (README.md, \"No GPU?\": "
+    "Colab, a rented cloud GPU, a cluster).";
 
 void on_terminate_signal(int signal) {
   // A hung lab must not outlive the grader: it would keep the GPU busy.
@@ -71,9 +74,8 @@ std::string describe_gpu() {
   }
   std::string reason;
   if (!workbook::cuda_device_available(&reason)) {
-    throw GraderError("grading needs a CUDA-capable GPU and none was found (" +
-                          (reason.empty() ? "no device" : reason) +
-                          "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
+    throw GraderError("grading needs a CUDA-capable GPU and none was found: " +
+                          (reason.empty() ? "no CUDA device" : reason) + ". " + kNoGpuAdvice,
                       kExitNoGpu);
   }
   try {
@@ -82,8 +84,7 @@ std::string describe_gpu() {
            std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs";
   } catch (const std::exception& e) {
     throw GraderError(std::string("grading needs a CUDA-capable GPU and the device could not be queried (") +
-                          e.what() +
-                          "). The build finished; run ./workbook grade on a machine with an NVIDIA GPU.",
+                          e.what() + "). " + kNoGpuAdvice,
                       kExitNoGpu);
   }
 }
@@ -120,6 +121,8 @@ class Progress {
     std::string text = prefix_;
     if (run.refused) {
       text += "refused (its source uses or calls what it may not)";
+    } else if (run.not_built) {
+      text += "does not compile (0 points)";
     } else if (!run.error.empty()) {
       text += "could not be graded";
     } else {
@@ -241,6 +244,23 @@ std::string lab_source_dir(const Manifest& manifest, const LabEntry& lab) {
   return manifest.source_dir.empty() ? "" : manifest.source_dir + "/labs/" + lab.id;
 }
 
+/// The first error of a lab whose test program did not build (--build-error), or nullptr.
+const std::string* build_error_of(const Options& options, const std::string& lab_id) {
+  for (const auto& [lab, error] : options.build_errors) {
+    if (lab == lab_id) return &error;
+  }
+  return nullptr;
+}
+
+/// Each --build-error names a lab of the manifest.
+void check_build_errors(const std::vector<std::pair<std::string, std::string>>& build_errors,
+                        const std::vector<std::string>& ids) {
+  for (const auto& entry : build_errors) {
+    if (std::find(ids.begin(), ids.end(), entry.first) == ids.end())
+      throw GraderError("--build-error names lab '" + entry.first + "', which is not in the manifest");
+  }
+}
+
 /// One lab: the source checks, the calls of the compiled file, its tests, in
 /// sanitizer mode the same small tests again under each tool (speed tests
 /// skipped), and what the failures mean.
@@ -292,12 +312,14 @@ int grade(const std::vector<std::string>& args) {
   for (const LabEntry& lab : manifest.labs) all_ids.push_back(lab.id);
   check_rubric_covers(rubric, all_ids);
   const std::vector<LabEntry> labs = select_labs(manifest, options.labs);
+  check_build_errors(options.build_errors, all_ids);
 
   std::vector<std::string> binaries;
   for (const LabEntry& lab : labs) {
     const std::string& binary = options.solutions ? lab.solution_tests : lab.student_tests;
-    if (options.list_programs && !binary.empty()) {
-      std::cout << binary << "\n";
+    if (const std::string* error = build_error_of(options, lab.id)) {
+      if (options.check_rubric) throw GraderError("lab " + lab.id + " did not build: " + *error);
+      binaries.emplace_back();  // Not run: scored 0 with its error.
       continue;
     }
     if (binary.empty()) {
@@ -311,7 +333,6 @@ int grade(const std::vector<std::string>& args) {
     }
     binaries.push_back(binary);
   }
-  if (options.list_programs) return 0;
   if (options.check_rubric) return check_rubric_against_tests(labs, binaries, rubric);
   if (!options.csv_path.empty()) {
     std::vector<std::string> ids;
@@ -349,7 +370,9 @@ int grade(const std::vector<std::string>& args) {
     std::filesystem::create_directories(run_options.work_dir);
     run_options.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
     progress.start(i, labs.size(), labs[i].id);
-    LabRun run = grade_lab(manifest, labs[i], lab_rubric, options, run_options);
+    const std::string* build_error = build_error_of(options, labs[i].id);
+    LabRun run = build_error != nullptr ? not_built_run(labs[i].id, *build_error)
+                                        : grade_lab(manifest, labs[i], lab_rubric, options, run_options);
     LabScore score = score_lab(lab_rubric, run);
     progress.finish(run, score);
     report.runs.push_back(std::move(run));

@@ -36,6 +36,7 @@ std::string pad(const std::string& text, std::size_t width) {
 
 std::string tests_cell(const LabRun& run, const LabScore& score) {
   if (run.refused) return "refused";
+  if (run.not_built) return "not built";
   if (!run.error.empty()) return "error";
   return std::to_string(score.passed) + "/" + std::to_string(score.total) +
          (run.timed_out ? " (timed out)" : "");

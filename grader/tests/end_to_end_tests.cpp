@@ -885,6 +885,30 @@ TEST_F(GraderEndToEnd, GivesUpAfterTooManyCrashes) {
   EXPECT_NE(xml.find("<testsuite name=\"02-crash\" tests=\"25\" failures=\"25\""), std::string::npos);
 }
 
+// ./workbook grade builds each lab on its own and names the one that did not
+// build: it scores 0 with its first error, and the others are graded.
+TEST_F(GraderEndToEnd, ALabThatDidNotBuildScoresZeroWithItsFirstErrorAndTheOthersAreGraded) {
+  fs::remove(dir_ / "crash_lab");  // What is left of it is never run.
+  const std::string error = "labs/02-crash/crash.cu(7): error: identifier \"retur\" is undefined";
+  const GraderRun run = grade(manifest_arg() + " crash good --build-error '02-crash=" + error + "' --json '" +
+                              (dir_ / "r.json").string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("02-crash  not built"), std::string::npos) << run.out;
+  EXPECT_NE(
+      run.out.find("02-crash: it does not compile, so it scores 0; fix the first error and grade it again: " +
+                   error),
+      std::string::npos)
+      << run.out;
+  EXPECT_NE(run.err.find("02-crash: does not compile (0 points)"), std::string::npos) << run.err;
+  const json results = json::parse(read_file(dir_ / "r.json"));
+  EXPECT_NEAR(results["score"].get<double>(), 6.0, 1e-9);  // 03-good's correctness points
+  EXPECT_NE(results["output"].get<std::string>().find(error), std::string::npos) << results.dump(2);
+
+  const GraderRun unknown = grade(manifest_arg() + " --build-error 'nope=x'");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("--build-error names lab 'nope'"), std::string::npos) << unknown.err;
+}
+
 TEST_F(GraderEndToEnd, UnknownLabIsOneLineAndExitCode1) {
   const GraderRun run = grade(manifest_arg() + " foo");
   EXPECT_EQ(run.exit_code, 1);

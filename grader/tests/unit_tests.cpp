@@ -758,6 +758,41 @@ TEST(Cli, RejectsBadInput) {
   EXPECT_THROW(parse_command_line({"--json"}), GraderError);
 }
 
+// "./workbook grade hello --seed": the next word is an option, not the seed.
+TEST(Cli, AMissingValueSaysSoAndNamesTheHelpOfTheCommandRun) {
+  const auto message = [](const std::vector<std::string>& args) {
+    try {
+      parse_command_line(args);
+    } catch (const GraderError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  ::unsetenv("WORKBOOK_GRADER_HELP");
+  EXPECT_EQ(message({"hello", "--seed", "--json", "r.json"}),
+            "--seed needs a value (see workbook-grader --help)");
+  EXPECT_EQ(message({"--color", "-j", "2"}), "--color needs a value (see workbook-grader --help)");
+  ::setenv("WORKBOOK_GRADER_HELP", "./workbook grade --help", 1);
+  EXPECT_EQ(message({"--verbose"}), "unknown option '--verbose' (see ./workbook grade --help)");
+  EXPECT_EQ(message({"--jobs"}), "--jobs needs a value (see ./workbook grade --help)");
+  ::unsetenv("WORKBOOK_GRADER_HELP");
+  // A number is a value, even a negative one: its own check says what is wrong.
+  EXPECT_EQ(message({"--timeout-scale", "-1"}), "--timeout-scale needs a positive number, got '-1'");
+}
+
+TEST(Cli, BuildErrorsNameTheLabAndItsFirstError) {
+  const Options options = parse_command_line(
+      {"--build-error", "02-abc=labs/02-abc/abc.cu(57): error: identifier \"retur\" is undefined",
+       "--build-error=04-x=a=b"});
+  ASSERT_EQ(options.build_errors.size(), 2u);
+  EXPECT_EQ(options.build_errors[0].first, "02-abc");
+  EXPECT_EQ(options.build_errors[0].second,
+            "labs/02-abc/abc.cu(57): error: identifier \"retur\" is undefined");
+  EXPECT_EQ(options.build_errors[1], (std::pair<std::string, std::string>{"04-x", "a=b"}));
+  EXPECT_THROW(parse_command_line({"--build-error", "02-abc"}), GraderError);
+  EXPECT_THROW(parse_command_line({"--build-error", "=oops"}), GraderError);
+}
+
 TEST(Cli, ShowSeedAndTheEnvironmentsSeed) {
   const char* before = std::getenv("WORKBOOK_SEED");
   const std::optional<std::string> saved = before ? std::optional<std::string>(before) : std::nullopt;

@@ -6,6 +6,8 @@
 # one, it must hold the graded tests. (Only the targets lab 02 needs are built,
 # to keep the test quick.)
 source "$(dirname "$0")/lib.sh"
+# The package's own build folder, not the caller's (./workbook test run with WORKBOOK_BUILD_DIR).
+unset WORKBOOK_BUILD_DIR
 # Each step needs the one before: the first failure ends the test.
 abort() {
   fail "$@"

@@ -22,9 +22,16 @@ struct DeviceInfo {
 };
 
 /// @brief Whether a usable CUDA device is present.
-/// @param[out] reason When there is none, why (may be nullptr).
+/// @param[out] reason When there is none, why (may be nullptr): "no NVIDIA GPU
+/// or driver found (...)" where no NVIDIA driver is installed at all, else
+/// "no CUDA device: " and the CUDA error (a driver too old for the runtime, say).
 /// @return true when cudaGetDeviceCount reports at least one device.
 bool cuda_device_available(std::string* reason = nullptr);
+
+/// @brief Whether an NVIDIA driver is installed: its kernel module
+/// (/proc/driver/nvidia) or its library (libcuda.so.1) is there.
+/// @return false on a machine without any NVIDIA driver.
+bool nvidia_driver_installed();
 
 /// @brief Properties of the current device.
 /// @return The current device's DeviceInfo.
