@@ -384,18 +384,9 @@ def file_lock(path, wait):
 
 # ---------------------------------------------------------------- one submission
 
-def read_json(path):
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def write_atomically(path, text):
-    path = Path(path)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text)
-    os.replace(temp, path)
+# One reader and one writer of the batch's files, shared with the exports.
+read_json = gradebook_exports.read_json
+write_atomically = gradebook_exports.write_atomically
 
 
 def is_complete(student_dir, fingerprint, settings):

@@ -431,7 +431,8 @@ def lab_title(lab):
     return f"Lab {number} {name}" if name else f"Lab {lab}"
 
 
-def load_json(path):
+def read_json(path):
+    """A JSON file's content, or None when it is missing or not JSON."""
     try:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError):
@@ -439,6 +440,7 @@ def load_json(path):
 
 
 def write_atomically(path, text):
+    """Writes path whole or not at all (a temporary file beside it, then a rename)."""
     path = Path(path)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temp.write_text(text)
@@ -547,7 +549,7 @@ class Exports:
     def rubric(self):
         if not hasattr(self, "_rubric"):
             path = self.batch.get("rubric") or ROOT / "grader" / "rubric.json"
-            self._rubric = load_json(path) or load_json(ROOT / "grader" / "rubric.json") or {}
+            self._rubric = read_json(path) or read_json(ROOT / "grader" / "rubric.json") or {}
         return self._rubric
 
     def lab_maxima(self):
@@ -556,7 +558,7 @@ class Exports:
         for name in sorted(self.statuses):
             if self.statuses[name].get("status") != GRADED:
                 continue
-            results = load_json(self.out / name / "results.json") or {}
+            results = read_json(self.out / name / "results.json") or {}
             found = {}
             for test in results.get("tests", []) if isinstance(results, dict) else []:
                 lab, sep, _ = str(test.get("name", "")).partition(": ")
@@ -780,7 +782,7 @@ class Exports:
     def feedback(self, name, speed_names):
         """The facts of one student's feedback, every text scrubbed of the seed."""
         status = self.statuses[name]
-        results = load_json(self.out / name / "results.json") if status.get("status") == GRADED else None
+        results = read_json(self.out / name / "results.json") if status.get("status") == GRADED else None
         results = results if isinstance(results, dict) else {}
         report = {"student": name, "name": self.display_name(name), "labs": [], "status": status.get("status"),
                   "reason": scrub(status.get("reason") or ""),
