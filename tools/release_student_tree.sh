@@ -53,6 +53,7 @@ NOT_RELEASED=(
   tools/tests/grade_batch_test.sh
   tools/tests/grade_submission_test.sh
   tools/tests/gradescope_package_test.sh
+  tools/tests/release_test.sh
 )
 # What the documents a student follows (the README, the student guide, the
 # handouts, the notebook, ./workbook --help) may not name (grep -E). The
