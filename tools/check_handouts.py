@@ -2,6 +2,7 @@
 """Check that every lab's handout follows the outline of CONTRIBUTING.md.
 
     python3 tools/check_handouts.py [--root DIR] [LAB ...]
+    python3 tools/check_handouts.py --words [LAB ...]
     python3 tools/check_handouts.py --self-test
 
 The outline is read from CONTRIBUTING.md, section "Handout outline": its
@@ -23,7 +24,10 @@ coalescing) it checks that
     repeats more than 3 consecutive lines of the reference solution;
     solutions/NN-name/ANSWERS.md answers every question under the tables;
     every reference has a year and a link; "Then and now" shows its chart;
-    the main path is at most 500 lines.
+    the main path is at most 500 lines and 3,000 words (outside folds, code
+    blocks and References); "Speed of light" and "What to expect" ask for the
+    student's prediction and measurement before showing the project's.
+--words prints each handout's main-path words (in all, and per section).
 Each problem is one line naming the lab and what is wrong; the exit status is
 1 when there is any, 0 otherwise. --self-test runs the checks on handouts made
 wrong on purpose and fails unless each problem is reported as expected.
@@ -334,10 +338,12 @@ def check_all(root: Path, wanted: list[str] | None = None) -> tuple[list[str], i
 MEASURED = ("# recorded: ./workbook bench --all --solution, NVIDIA H200, 2026-11-26\n"
             "GPU: NVIDIA H200, 132 SMs\nCopy bandwidth: 4202.2 GB/s\n| your kernel | 0.2789 | 3849.75 |\n")
 SECTION_TEXT = {
-    "Speed of light": "6 × 2^28 bytes = 1.61 GB to move at 4.2 TB/s (the copy, 4202 GB/s): "
-                      "1.61 GB / 4202 GB/s = 0.383 ms.",
-    "What to expect": "Measured on an NVIDIA H200 on 2026-11-26:\n\n| kernel | ms | GB/s |\n| --- | ---: | ---: |\n"
-                      "| yours | 0.279 | 3850 |\n\nQuestions to answer under your tables:\n\n1. Why?",
+    "Speed of light": "**Your prediction:** ____ ms.\n\n<details>\n<summary>Our prediction</summary>\n\n"
+                      "6 × 2^28 bytes = 1.61 GB to move at 4.2 TB/s (the copy, 4202 GB/s): "
+                      "1.61 GB / 4202 GB/s = 0.383 ms.\n\n</details>",
+    "What to expect": "**Your measurement:** ____ ms.\n\n<details>\n<summary>Ours</summary>\n\n"
+                      "Measured on an NVIDIA H200 on 2026-11-26:\n\n| kernel | ms | GB/s |\n| --- | ---: | ---: |\n"
+                      "| yours | 0.279 | 3850 |\n\n</details>\n\nQuestions to answer under your tables:\n\n1. Why?",
     "Then and now": "Then 0.56 ms; now 0.279 ms.\n\n![then and now](figures/then-and-now.svg)",
     "References": "1. A. Author and B. Author. *A title*. A venue, 2009.\n   https://example.org/paper",
 }
@@ -411,7 +417,8 @@ def self_test() -> int:
 
     swapped = good.replace(f"## {outline[0]}\n", "## @@FIRST@@\n").replace(
         f"## {outline[1]}\n", f"## {outline[0]}\n").replace("## @@FIRST@@\n", f"## {outline[1]}\n")
-    answers_block = good[good.index("<details>"):good.index("</details>") + len("</details>")]
+    answers_start = good.index("<details>\n<summary>Answers")
+    answers_block = good[answers_start:good.index("</details>", answers_start) + len("</details>")]
     cases = [
         ("90-good", good, []),
         ("91-missing", without_section(good, missing), [f'91-missing: missing section "## {missing}"']),
@@ -443,13 +450,22 @@ def self_test() -> int:
         ("83-cell", good.replace("| yours | 0.279 |", "| yours | 0.301 |"),
          ['83-cell: labs/83-cell/README.md:']),
         ("82-copied", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=COPIED)),
-         ['82-copied: labs/82-copied/README.md:82: the hint "TODO(1), `f1`: a sketch" repeats 4 consecutive lines',
-          '82-copied: labs/82-copied/README.md:110: the hint "TODO(2), `f2`: a sketch" repeats 4']),
+         ['82-copied: labs/82-copied/README.md:96: the hint "TODO(1), `f1`: a sketch" repeats 4 consecutive lines',
+          '82-copied: labs/82-copied/README.md:124: the hint "TODO(2), `f2`: a sketch" repeats 4']),
         ("81-sketch", good.replace("Text of Hints.\n", task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=SKETCH)), []),
         ("80-refs", good.replace("   https://example.org/paper\n", ""),
          ['80-refs: "## References", entry 1 has no link']),
         ("79-long", good.replace("Text of Tasks.", "Line.\n" * handout_rules.MAIN_PATH_LINES),
          ['79-long: the main path of the handout']),
+        ("76-words", good.replace("Text of Tasks.", "word " * handout_rules.MAIN_PATH_WORDS),
+         ['76-words: the main path of the handout is 3079 words']),
+        ("75-tests", good.replace("Text of What the tests check.", "test " * 251),
+         ['75-tests: "## What the tests check" has 251 words outside its folds']),
+        ("74-predict", good.replace("**Your prediction:** ____ ms.", "Predict it."),
+         ['74-predict: "## Speed of light" does not ask for the student\'s figure first']),
+        ("73-shown", good.replace("**Your measurement:** ____ ms.\n\n<details>\n<summary>Ours</summary>",
+                                  "<details>\n<summary>Ours</summary>\n\n</details>\n\n**Your measurement:** ____ ms."),
+         ['73-shown: labs/73-shown/README.md:', '73-shown: "## What to expect" does not ask']),
         ("78-date", good.replace("on 2026-11-26:", "recently:"),
          ['78-date: "## What to expect" never names the date']),
         ("77-answers", good, ['77-answers: solutions/77-answers/ANSWERS.md has no "### Table question 1"',
@@ -501,15 +517,30 @@ def self_test() -> int:
     return 0
 
 
+def print_words(root: Path, wanted: list[str]) -> int:
+    outline = read_outline(root / "CONTRIBUTING.md")
+    print(f"main-path words (limit {handout_rules.MAIN_PATH_WORDS}; outside <details>, code blocks and References)")
+    for folder in lab_folders(root, wanted):
+        lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
+        per_section = ", ".join(f"{heading} {handout_rules.main_path_words(lines, heading)}"
+                                for heading in outline if heading != "References")
+        print(f"{folder.name}: {handout_rules.main_path_words(lines)} ({per_section})")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("labs", nargs="*", metavar="LAB", help="labs to check (default: all)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
     parser.add_argument("--self-test", action="store_true", help="check the checker on wrong handouts")
+    parser.add_argument("--words", action="store_true",
+                        help="print each handout's main-path words (outside folds, code blocks and References)")
     args = parser.parse_args()
     try:
         if args.self_test:
             return self_test()
+        if args.words:
+            return print_words(args.root.resolve(), args.labs)
         problems, checked, sections = check_all(args.root.resolve(), args.labs)
     except OutlineError as error:
         print(f"check_handouts: {error}", file=sys.stderr)

@@ -19,7 +19,14 @@ used by tools/check_handouts.py:
   - then and now: its chart, figures/then-and-now.svg, drawn from
     then-and-now.csv.
   - length: the main path (all but the folded hints of "Hints by task") is at
-    most MAIN_PATH_LINES lines.
+    most MAIN_PATH_LINES lines, and at most MAIN_PATH_WORDS words outside
+    <details> folds, code blocks and References; "What the tests check" and
+    "Then and now" at most SECTION_WORDS words each outside their folds.
+  - predict first: "Speed of light" asks for the student's prediction on a
+    line to fill in (`**Your prediction:** ____`) before any fold of ours;
+    "What to expect" asks for the student's measurement the same way
+    (`**Your measurement:** ____`) and shows the project's measured table only
+    inside a <details> fold.
 Each rule is a function that returns problems, one line each, starting with
 the lab's folder name.
 """
@@ -31,6 +38,11 @@ from pathlib import Path
 
 MAX_COPIED_LINES = 3  # CONTRIBUTING.md, item "Hints": more than this many is the code, not a sketch
 MAIN_PATH_LINES = 500  # CONTRIBUTING.md, "Length"
+MAIN_PATH_WORDS = 3000  # CONTRIBUTING.md, "Length": outside folds, code blocks and References
+# CONTRIBUTING.md, items "What the tests check" and "Then and now": words outside their folds.
+SECTION_WORDS = {"What the tests check": 250, "Then and now": 300}
+FILL_IN = re.compile(r"_{3,}")
+PREDICT_FIRST = {"Speed of light": "**Your prediction:**", "What to expect": "**Your measurement:**"}
 MEASUREMENT_SECTIONS = ("Speed of light", "What to expect", "Then and now")
 TABLE_QUESTIONS = "Questions to answer under your tables"
 
@@ -418,6 +430,88 @@ def check_length(lab: str, lines: list[str]) -> list[str]:
     return []
 
 
+def unfolded(lines: list[str]):
+    """(line number, line, depth before the line) of the lines outside code blocks; depth > 0 inside <details>."""
+    depth = 0
+    fence = None
+    for number, line in enumerate(lines, 1):
+        if fence is not None:
+            if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+                fence = None
+            continue
+        opening = FENCE.match(line) or re.match(r"^ {0,3}(:{3,})", line)
+        if opening:
+            fence = opening.group(1)
+            continue
+        before = depth
+        depth = max(0, depth + len(re.findall(r"<details\b", line)) - len(re.findall(r"</details>", line)))
+        yield number, line, max(before, depth if "<details" in line else before)
+
+
+def words(line: str) -> int:
+    """Words a reader reads: tokens with a letter or digit, HTML tags and table rules left out."""
+    return sum(1 for token in re.sub(r"<[^>]*>", " ", line).split() if re.search(r"[^\W_]", token))
+
+
+def main_path_words(lines: list[str], heading: str | None = None) -> int:
+    """Words outside folds, code blocks and References (of one `## heading` section when given)."""
+    total = 0
+    section = None
+    for _, line, depth in unfolded(lines):
+        match = HEADING2.match(line)
+        if match:
+            section = match.group(1)
+            continue
+        if depth or section == "References" or (heading is not None and section != heading):
+            continue
+        total += words(line)
+    return total
+
+
+def check_words(lab: str, lines: list[str], headings: list[str]) -> list[str]:
+    problems = []
+    total = main_path_words(lines)
+    if total > MAIN_PATH_WORDS:
+        problems.append(f"{lab}: the main path of the handout is {total} words (outside <details>, code blocks "
+                        f"and References), more than {MAIN_PATH_WORDS}: fold the details a student reads only "
+                        "when needed, move long derivations to a fold or measurements.md")
+    for heading, limit in SECTION_WORDS.items():
+        count = main_path_words(lines, heading)
+        if heading in headings and count > limit:
+            problems.append(f"{lab}: \"## {heading}\" has {count} words outside its folds, more than {limit}: "
+                            "keep a short table or paragraph, and fold the rest")
+    return problems
+
+
+def check_predict_first(lab: str, lines: list[str], headings: list[str]) -> list[str]:
+    problems = []
+    for heading, label in PREDICT_FIRST.items():
+        if heading not in headings:
+            continue
+        asked = folded_before = table_outside = False
+        section = None
+        for number, line, depth in unfolded(lines):
+            match = HEADING2.match(line)
+            if match:
+                section = match.group(1)
+                continue
+            if section != heading:
+                continue
+            if depth:
+                folded_before = folded_before or not asked
+                continue
+            if label in line and FILL_IN.search(line) and not folded_before:
+                asked = True
+            if heading == "What to expect" and line.lstrip().startswith("|") and not table_outside:
+                table_outside = True
+                problems.append(f"{lab}: labs/{lab}/README.md:{number}: \"## {heading}\" shows a table outside a fold: "
+                                "put the project's measurements in <details>, after the student's own")
+        if not asked:
+            problems.append(f"{lab}: \"## {heading}\" does not ask for the student's figure first: write a line "
+                            f"\"{label} ____ ...\" before any <details> of the section")
+    return problems
+
+
 def check_lab(lab: str, folder: Path, root: Path, headings: list[str]) -> list[str]:
     """Every rule above for one lab (only the rules whose section the outline has)."""
     lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
@@ -429,4 +523,6 @@ def check_lab(lab: str, folder: Path, root: Path, headings: list[str]) -> list[s
     if "Then and now" in headings:
         problems += check_then_and_now(lab, folder, lines)
     problems += check_length(lab, lines)
+    problems += check_words(lab, lines, headings)
+    problems += check_predict_first(lab, lines, headings)
     return problems
