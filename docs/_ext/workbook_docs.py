@@ -32,7 +32,8 @@ What it does, in build order:
    or ``[lab 03](../03-coalescing/README.md)`` point into the repository, not
    into docs/. They are resolved against the handout's folder: a lab's
    README goes to that lab's page, a lab header to its API section, the top
-   README to the home page, grader/README.md to the instructor guide; any
+   README to the home page, grader/README.md to the instructor guide, a page
+   of docs/ to that page (``../../docs/student-guide.md#reading-the-numbers``); any
    other existing file to ``workbook_source_url`` + its path when that is set
    (e.g. a GitHub "blob/main/" URL), else it stays as plain text. A link to
    a file that does not exist stays a warning. A hand-written page's link to
@@ -534,6 +535,9 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
         docname = f"labs/{answers.group(1)}-answers"
     elif rel in SPECIAL_PAGES:
         docname, anchor = SPECIAL_PAGES[rel]
+    elif rel.startswith("docs/") and rel.endswith(".md"):
+        # A hand-written page of the site (the student guide's "Reading the numbers"), with its section.
+        docname, anchor = rel[len("docs/"):-len(".md")], _anchor
     elif match and f"labs/{match.group(1)}" in env.found_docs:
         folder, rest = match.groups()
         if rest in ("", "README.md"):
