@@ -18,7 +18,7 @@ used by tools/check_handouts.py:
   - references: every entry has a year and a link.
   - then and now: its chart, figures/then-and-now.svg, drawn from
     then-and-now.csv.
-  - length: the main path (all but the folded hints of "Hints by task") is at
+  - length: the main path (all but what is inside <details> folds) is at
     most MAIN_PATH_LINES lines, and at most MAIN_PATH_WORDS words outside
     <details> folds, code blocks and References; "What the tests check" and
     "Then and now" at most SECTION_WORDS words each outside their folds.
@@ -408,44 +408,41 @@ def check_then_and_now(lab: str, folder: Path, lines: list[str]) -> list[str]:
 
 
 def main_path_lines(lines: list[str]) -> int:
-    """Lines of the handout without the folded hints of "### Hints by task" (read one at a time)."""
-    hidden = 0
-    inside = False
-    for line in lines:
-        if line.startswith("### Hints by task"):
-            inside = True
-        elif HEADING2.match(line):
-            inside = False
-        if inside:
-            hidden += 1
-    return len(lines) - hidden
+    """Lines of the handout outside <details> folds (hints, our figures, the details), code blocks included."""
+    return sum(1 for _, _, depth in unfolded(lines, with_code=True) if not depth)
 
 
 def check_length(lab: str, lines: list[str]) -> list[str]:
     length = main_path_lines(lines)
     if length > MAIN_PATH_LINES:
-        return [f"{lab}: the main path of the handout (all but the folded hints of \"Hints by task\") is {length} "
+        return [f"{lab}: the main path of the handout (all but what is inside <details> folds) is {length} "
                 f"lines, more than {MAIN_PATH_LINES}: move the long discussion of the measurements to "
                 "measurements.md, and cut what restates a table"]
     return []
 
 
-def unfolded(lines: list[str]):
-    """(line number, line, depth before the line) of the lines outside code blocks; depth > 0 inside <details>."""
+def unfolded(lines: list[str], with_code: bool = False):
+    """(line number, line, depth) of each line, depth > 0 inside a <details> fold (its own <details> and
+    </details> lines included); a code block's lines only with_code (they never open or close a fold)."""
     depth = 0
     fence = None
     for number, line in enumerate(lines, 1):
-        if fence is not None:
-            if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
-                fence = None
+        if fence is None:
+            opening = FENCE.match(line) or re.match(r"^ {0,3}(:{3,})", line)
+            if opening:
+                fence = opening.group(1)
+        elif line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+            fence = None
+            if with_code:
+                yield number, line, depth
             continue
-        opening = FENCE.match(line) or re.match(r"^ {0,3}(:{3,})", line)
-        if opening:
-            fence = opening.group(1)
+        if fence is not None:
+            if with_code:
+                yield number, line, depth
             continue
         before = depth
         depth = max(0, depth + len(re.findall(r"<details\b", line)) - len(re.findall(r"</details>", line)))
-        yield number, line, max(before, depth if "<details" in line else before)
+        yield number, line, max(before, depth)
 
 
 def words(line: str) -> int:
