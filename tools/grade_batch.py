@@ -88,6 +88,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import stage_submission  # noqa: E402  (labs_of, find_student_file: the same rules as staging)
 import gradebook_exports  # noqa: E402  (roster, canvas.csv, gradescope.csv, late work, feedback/)
+import similarity_report  # noqa: E402  (--similarity: the class's similarity report)
 import intake  # noqa: E402  (the layouts of SUBMISSIONS, safe unzipping, misnamed lab files)
 
 STATUS_FILE = "status.json"
@@ -819,12 +820,22 @@ def run_batch(args):
     print()
     print(text, end="")
     print(f"Gradebook: {out / GRADEBOOK}")
+    if args.similarity and not _stop.is_set():
+        similarity_stage(args, settings, out)
     if _stop.is_set():
         return 128 + (_stop_signal[0] or signal.SIGINT)
     errors = [s for s in statuses.values() if s["status"] == ERROR]
     if not errors:
         return 0
     return 2 if all(str(s.get("reason", "")).startswith("no GPU") for s in errors) else 1
+
+
+def similarity_stage(args, settings, out):
+    """The class's similarity report beside the gradebook; a missing tool is one line, and the grades stand."""
+    try:
+        similarity_report.report(Path(args.submissions), settings.labs, out, layout=args.intake)
+    except (similarity_report.ReportError, intake.IntakeError) as error:
+        print(f"grade-batch: no similarity report: {error}", file=sys.stderr)
 
 
 def _run_workers(pending, out, settings, args, gpus, workers, build_root, count):
@@ -902,6 +913,8 @@ def main(argv):
                                 help="results folder (default: grade-reports/batch)")
             parser.add_argument("--workers", type=int, help="parallel workers (default: one per GPU, or 1)")
             parser.add_argument("--build-root", help="where the workers' build folders go (default: build/)")
+            parser.add_argument("--similarity", action="store_true",
+                                help="also write the class's similarity report in OUT (tools/similarity_report.py)")
             add_setting_options(parser)
             add_intake_option(parser)
             gradebook_exports.add_options(parser)
