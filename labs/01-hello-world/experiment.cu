@@ -33,7 +33,7 @@ int fp32_lanes_per_sm(int major, int minor) {
   return 128;
 }
 
-// The handout's "Speed of light" and "Then and now": the copy bandwidth, the
+// The handout's "Speed of light" and "What to expect": the copy bandwidth, the
 // largest test's record_thread_ids timed against it, and how many floats per
 // second the lanes could consume next to how many memory delivers.
 void bandwidth_and_lanes(const workbook::DeviceInfo& gpu) {
