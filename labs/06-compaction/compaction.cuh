@@ -44,8 +44,9 @@ constexpr int kWarpSize = 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 /// @brief Threads per block of every kernel of the lab: 8 whole warps, so
-/// that every warp can vote with kFullMask and 8 blocks fill an SM of 2048
-/// threads.
+/// that every warp can vote with kFullMask. An SM holds at most 2048 / 256 = 8
+/// such blocks where it runs 2048 threads (A100, H100, H200) and 1024 / 256 = 4
+/// on a T4 (Turing: 1024 threads per SM), registers and shared memory allowing.
 constexpr int kThreadsPerBlock = 256;
 
 /// @brief Warps per block.
