@@ -510,8 +510,8 @@ TEST_P(Query, OnTheReferenceTreeFindsExactlyTheBruteForcePairs) {
   const UploadedTree tree = upload_reference_tree(boxes);
   const QueryResult got = run_query(tree.view(), want.size() + 16);
   EXPECT_EQ(got.status, 0u) << case_text(scene, n)
-                            << ": the status word reports a stack overflow on a tree of "
-                            << "at most 62 levels";
+                            << ": the status word reports a stack overflow on a tree at most "
+                            << "61 internal nodes deep (30 + 31)";
   EXPECT_TRUE(same_pairs(want, pair_keys(got.pairs), case_text(scene, n)));
   tree.expect_unchanged(case_text(scene, n));
 }
