@@ -4,9 +4,10 @@
 // transposes against a plain copy, and both transposes and the copy over square
 // matrices of side 2^5 ... 2^14. Every rate counts the useful bytes only
 // (each element read once and written once) and is compared with the device's
-// copy bandwidth, the speed of light of a memory-bound kernel. Each result is
-// checked, so a fast wrong kernel is flagged, and a wrong one makes the program
-// exit 1. Every timed row is also recorded for ./workbook bench --all's charts.
+// copy bandwidth, the yardstick (not a ceiling) of a memory-bound kernel. Each
+// result is checked, so a fast wrong kernel is flagged, and a wrong one makes
+// the program exit 1. Every timed row is also recorded for ./workbook bench
+// --all's charts.
 // With --once it launches the copies of tables 1 and 2 once each, untimed, for
 // Nsight Compute to count their sectors (tools/ncu_lab03.sh).
 // Table 4's row for a tile without padding is not here (it would be your
@@ -214,7 +215,7 @@ int main(int argc, char** argv) {
     const workbook::DeviceInfo gpu = workbook::current_device_info();
     std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
     const double copy_gbps = workbook::copy_bandwidth_gbps();
-    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s, the speed of light\n",
+    std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s, the yardstick\n",
                 copy_gbps);
     std::printf("All rates count useful bytes only: each element read once and written once.\n");
     std::printf("spread: interquartile range of the timed runs over their median.\n\n");
