@@ -1,7 +1,8 @@
 // Lab 02, the comparison kept beside the reference solution: the load-width
 // table. The same grid-stride a * b + c with 32-, 64- and 128-bit loads and
-// stores (float, float2, float4), as the course seminar measured them on a
-// GTX280 (the handout's "Then and now" compares the two).
+// stores (float, float2, float4), the widths that Chalmers' Seminar 4 on CUDA
+// reports for a GeForce GTX 280, on a slide about Billeter, Olsson and
+// Assarsson's stream compaction (the handout's "Then and now" compares them).
 // It lives here and not in labs/02-abc/experiment.cu because its float version
 // is TODO(2), the grid-stride loop, under another name: the student's folder
 // must not hold it.
