@@ -344,6 +344,7 @@ int grade(const std::vector<std::string>& args) {
 
   GradeReport report;
   report.gpu = describe_gpu();
+  report.calibration = rubric.calibration;
   const bool hide = options.seed && !options.show_seed;
   report.seed = !options.seed ? "default" : hide ? "hidden" : std::to_string(*options.seed);
   report.solutions = options.solutions;

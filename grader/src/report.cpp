@@ -33,6 +33,23 @@ std::string header_line(const GradeReport& report) {
          (report.solutions ? " | grading the reference solutions" : "");
 }
 
+std::string calibration_note(const GradeReport& report) {
+  if (!report.calibration) return "";
+  const std::string& calibrated = report.calibration->gpu;
+  const std::size_t end = report.gpu.find(", compute capability");
+  if (end == std::string::npos) return "";  // No GPU was queried (a test of the grader).
+  const std::string grading = report.gpu.substr(0, end);
+  if (grading == calibrated) return "";
+  const std::string when = report.calibration->date.empty() ? "" : " (" + report.calibration->date + ")";
+  return "Note: the speed targets were calibrated on " + calibrated + when + "; this is " + grading +
+         ", where ratios to the yardsticks differ (instructors: ./workbook calibrate writes targets for this GPU).";
+}
+
+std::string header_lines(const GradeReport& report) {
+  const std::string note = calibration_note(report);
+  return header_line(report) + (note.empty() ? "" : "\n" + note);
+}
+
 std::string hide_seed(const std::string& text) {
   // "seed" or WORKBOOK_SEED, then '=' or ':' (with spaces around), then the number.
   static const std::regex seed(R"(((?:\b|_)(?:seed|SEED|Seed)\s*[=:]\s*)\d+)");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,7 @@ constexpr const char* kSpeedSeparator = "; ";
 /// @brief Everything a report shows.
 struct GradeReport {
   std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
+  std::optional<RubricCalibration> calibration;  ///< The rubric's: where its speed targets were measured.
   std::string seed;              ///< The seed, "default", or "hidden" (see hide_seed()).
   bool solutions = false;        ///< Graded the reference solutions.
   bool sandboxed = false;        ///< The test programs ran in the sandbox.
@@ -51,6 +53,19 @@ double total_max_score(const GradeReport& report);
 /// @param[in] report The report.
 /// @return One line, no newline.
 std::string header_line(const GradeReport& report);
+
+/// @brief The line under the header when the rubric's speed targets were
+/// calibrated on another GPU than the one grading ("" otherwise, and when the
+/// rubric records none): the ratios differ between GPUs, and the instructor
+/// can calibrate for this one.
+/// @param[in] report The report.
+/// @return One line, no newline, or "".
+std::string calibration_note(const GradeReport& report);
+
+/// @brief header_line(), and calibration_note() under it when there is one.
+/// @param[in] report The report.
+/// @return One or two lines, no final newline.
+std::string header_lines(const GradeReport& report);
 
 /// @brief Text with every seed it names hidden: "seed=N", "seed: N" and
 /// "WORKBOOK_SEED=N" become "seed=hidden" and so on. The reports of a grade

@@ -63,23 +63,35 @@ nlohmann::json gradescope_json(const GradeReport& report) {
     }
     for (const SpeedScore& item : score.speed) {
       const bool passed = item.scored && item.score >= item.item.points - 1e-9;
-      tests.push_back(
-          {{"name", run.lab_id + ": " + item.item.name},
-           {"score", item.score},
-           {"max_score", item.item.points},
-           {"status", passed ? "passed" : "failed"},
-           {"visibility", item.item.visibility},
-           {"output", (item.detail.empty() ? item.summary : item.detail) + explanation_output(run, item)}});
+      nlohmann::json entry = {
+          {"name", run.lab_id + ": " + item.item.name},
+          {"score", item.score},
+          {"max_score", item.item.points},
+          {"status", passed ? "passed" : "failed"},
+          {"visibility", item.item.visibility},
+          {"output", (item.detail.empty() ? item.summary : item.detail) + explanation_output(run, item)}};
+      // What the item measured, for tools (./workbook calibrate reads the ratios).
+      nlohmann::json measured = {{"lab", run.lab_id}, {"test", item.item.test}, {"scored", item.scored},
+                                 {"target", item.item.target}, {"floor", item.item.floor}};
+      if (item.metric) {
+        measured["ratio"] = item.metric->ratio;
+        measured["value"] = item.metric->value;
+        measured["unit"] = item.metric->unit;
+        measured["yardstick_value"] = item.metric->yardstick_value;
+      }
+      entry["extra_data"] = measured;
+      tests.push_back(entry);
     }
     for (const std::string& warning : run.warnings) warnings += run.lab_id + ": " + warning + "\n";
     for (const std::string& note : run.notes) notes += run.lab_id + ": " + note + "\n";
     if (!run.error.empty()) notes += run.lab_id + ": " + (run.refused ? "refused: " : "") + run.error + "\n";
   }
-  std::string output = header_line(report) + "\n\n" + format_table(report, false);
+  std::string output = header_lines(report) + "\n\n" + format_table(report, false);
   if (!warnings.empty()) output += "\nWarnings (they cost no points):\n" + warnings;
   if (!notes.empty()) output += "\nWhat happened:\n" + notes;
   return {{"score", total_score(report)},
           {"execution_time", report.seconds},
+          {"extra_data", {{"gpu", report.gpu}}},
           {"output", output},
           {"tests", tests}};
 }

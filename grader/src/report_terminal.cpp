@@ -189,7 +189,7 @@ std::string format_table(const GradeReport& report, bool color) {
 }
 
 std::string format_terminal_report(const GradeReport& report, bool color) {
-  std::string out = header_line(report) + "\n\n" + format_table(report, color);
+  std::string out = header_lines(report) + "\n\n" + format_table(report, color);
 
   std::string failing;
   std::string sizes;

@@ -233,7 +233,7 @@ LabRubric parse_lab(const Checker& check, const json& value, const std::string& 
 Rubric parse_rubric(const json& root, const std::string& path) {
   const Checker check(path);
   if (!root.is_object()) check.fail("", "the top level must be an object");
-  check.known_keys(root, {"version", "labs"}, "top level");
+  check.known_keys(root, {"version", "labs", "calibration"}, "top level");
   const json& version = check.member(root, "version", "top level");
   if (!version.is_number_integer() || version.get<long long>() != 1) check.fail("version", "must be 1");
   const json& labs = check.member(root, "labs", "top level");
@@ -242,6 +242,19 @@ Rubric parse_rubric(const json& root, const std::string& path) {
   rubric.path = path;
   for (const auto& item : labs.items()) {
     rubric.labs[item.key()] = parse_lab(check, item.value(), "labs." + item.key());
+  }
+  if (root.contains("calibration")) {
+    const json& value = check.object(root.at("calibration"), "calibration");
+    check.known_keys(value, {"gpu", "driver", "cuda", "date", "runs", "rule", "base"}, "calibration");
+    RubricCalibration calibration;
+    calibration.gpu = check.string(value, "gpu", "calibration");
+    for (const auto& [key, field] : {std::pair{"driver", &calibration.driver}, std::pair{"cuda", &calibration.cuda},
+                                     std::pair{"date", &calibration.date}}) {
+      if (!value.contains(key)) continue;
+      if (!value.at(key).is_string()) check.fail(std::string("calibration.") + key, "must be a string");
+      *field = value.at(key).get<std::string>();
+    }
+    rubric.calibration = calibration;
   }
   return rubric;
 }

@@ -71,10 +71,21 @@ struct LabRubric {
   BarrierPolicy barrier_in_divergent_code = BarrierPolicy::warn;
 };
 
+/// @brief Where the speed targets were measured: the rubric's optional
+/// "calibration" object, written by ./workbook calibrate (tools/calibrate.py).
+/// On another GPU the report says, in one line, that its targets come from this one.
+struct RubricCalibration {
+  std::string gpu;     ///< The device's name, e.g. "NVIDIA H200" (compared with the grading GPU's).
+  std::string driver;  ///< e.g. "570.124.06"; empty when not recorded.
+  std::string cuda;    ///< e.g. "13.0"; empty when not recorded.
+  std::string date;    ///< e.g. "2026-11-29"; empty when not recorded.
+};
+
 /// @brief The whole rubric.
 struct Rubric {
-  std::string path;                       ///< Where it was read from.
-  std::map<std::string, LabRubric> labs;  ///< By lab id.
+  std::string path;                              ///< Where it was read from.
+  std::map<std::string, LabRubric> labs;         ///< By lab id.
+  std::optional<RubricCalibration> calibration;  ///< Where its speed targets were measured, if recorded.
 };
 
 /// @brief Validates and converts a parsed rubric.

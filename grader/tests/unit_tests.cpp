@@ -544,6 +544,37 @@ TEST(Report, GradescopeVisibilityIsOptionalAndChecked) {
   EXPECT_EQ(results["tests"][1]["visibility"], "hidden");
 }
 
+TEST(Rubric, ParsesTheCalibrationAndRejectsABadOne) {
+  json root = valid_rubric();
+  EXPECT_FALSE(parse_rubric(root, "r.json").calibration.has_value());
+  root["calibration"] = {{"gpu", "NVIDIA H200"}, {"driver", "570.1"}, {"cuda", "13.0"}, {"date", "2026-11-29"},
+                         {"runs", 3}, {"rule", "0.8 of the lowest ratio"}};
+  const Rubric rubric = parse_rubric(root, "r.json");
+  ASSERT_TRUE(rubric.calibration.has_value());
+  EXPECT_EQ(rubric.calibration->gpu, "NVIDIA H200");
+  EXPECT_EQ(rubric.calibration->date, "2026-11-29");
+  root["calibration"].erase("gpu");
+  EXPECT_NE(rubric_error(root).find("calibration: missing \"gpu\""), std::string::npos) << rubric_error(root);
+  root["calibration"] = {{"gpu", "NVIDIA H200"}, {"gpus", "typo"}};
+  EXPECT_NE(rubric_error(root).find("unknown key \"gpus\""), std::string::npos) << rubric_error(root);
+}
+
+TEST(Report, SaysInOneLineWhenTheTargetsComeFromAnotherGpu) {
+  GradeReport report;
+  report.gpu = "Tesla T4, compute capability 7.5, 40 SMs";
+  EXPECT_EQ(calibration_note(report), "");  // The rubric records no calibration.
+  report.calibration = RubricCalibration{"NVIDIA H200", "", "13.0", "2026-11-29"};
+  const std::string note = calibration_note(report);
+  EXPECT_NE(note.find("calibrated on NVIDIA H200 (2026-11-29); this is Tesla T4"), std::string::npos) << note;
+  EXPECT_NE(note.find("./workbook calibrate"), std::string::npos) << note;
+  EXPECT_EQ(note.find('\n'), std::string::npos);
+  EXPECT_NE(format_terminal_report(report, false).find(note), std::string::npos);
+  report.gpu = "NVIDIA H200, compute capability 9.0, 132 SMs";
+  EXPECT_EQ(calibration_note(report), "");  // The same GPU: nothing to say.
+  report.gpu = "none checked (WORKBOOK_ASSUME_DEVICE=1, for testing the grader only)";
+  EXPECT_EQ(calibration_note(report), "");
+}
+
 TEST(Report, GradescopeAndJunitCarryEveryItem) {
   GradeReport report;
   report.gpu = "Fake GPU, compute capability 9.0, 132 SMs";
@@ -562,6 +593,13 @@ TEST(Report, GradescopeAndJunitCarryEveryItem) {
   EXPECT_NE(results["tests"][0]["output"].get<std::string>().find("Abc.Edge<1>"), std::string::npos);
   EXPECT_EQ(results["tests"][1]["name"], "02-abc: bandwidth");
   EXPECT_DOUBLE_EQ(results["tests"][1]["score"].get<double>(), 0.0);
+  // What a tool reads back (./workbook calibrate): the item's test, target and floor, and its ratio.
+  const json& measured = results["tests"][1]["extra_data"];
+  EXPECT_EQ(measured["test"], "AbcSpeed.ReachesCopyBandwidth");
+  EXPECT_DOUBLE_EQ(measured["ratio"].get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(measured["target"].get<double>(), 0.75);
+  EXPECT_FALSE(measured["scored"].get<bool>());
+  EXPECT_NE(results["extra_data"]["gpu"].get<std::string>().find("Fake GPU"), std::string::npos);
   EXPECT_NE(results["output"].get<std::string>().find("Fake GPU"), std::string::npos);
   EXPECT_NE(results["output"].get<std::string>().find("seed: 7"), std::string::npos);
 
