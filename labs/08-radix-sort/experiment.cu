@@ -49,7 +49,7 @@ constexpr double kCubPairsBytes = 4.0 + 4.0 * 16.0;
 
 struct Measured {
   double ms = 0;                  // the median
-  workbook::TimingResult timing;  // with the spread, for ./workbook bench --all's charts
+  workbook::TimingResult timing;  // with the slowest and fastest runs, for ./workbook bench --all's charts
 };
 
 Measured measure(const std::function<void(cudaStream_t)>& work) {

@@ -252,6 +252,37 @@ namespace {
 
 }  // namespace
 
+// A hook for the tests: whole tiles ranked by rank_tile_by_digit alone, so
+// that the ranking is graded apart from the scatter. The items come in thread
+// order (thread t's item k at (b * kThreadsPerBlock + t) * kItemsPerThread + k),
+// laid out by the test as load_tile would hold them; positions[k] starts at
+// 0xFFFFFFFF, what a ranking that writes nothing leaves.
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+    rank_tiles_by_digit(const std::uint32_t* items, int shift, std::uint32_t* positions,
+                        std::uint32_t* digit_starts) {
+  const std::size_t first =
+      (static_cast<std::size_t>(blockIdx.x) * kThreadsPerBlock + threadIdx.x) * kItemsPerThread;
+  std::uint32_t mine[kItemsPerThread];
+  std::uint32_t ranked[kItemsPerThread];
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) {
+    mine[k] = items[first + k];
+    ranked[k] = 0xFFFFFFFFu;
+  }
+  const std::uint32_t digit_start = rank_tile_by_digit(mine, shift, ranked);
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k) positions[first + k] = ranked[k];
+  digit_starts[static_cast<std::size_t>(blockIdx.x) * kRadix + threadIdx.x] = digit_start;
+}
+
+void launch_rank_tiles_by_digit(const std::uint32_t* items, std::size_t tiles, int shift,
+                                std::uint32_t* positions, std::uint32_t* digit_starts, cudaStream_t stream) {
+  if (tiles == 0) return;
+  rank_tiles_by_digit<<<static_cast<unsigned>(tiles), kThreadsPerBlock, 0, stream>>>(items, shift, positions,
+                                                                                     digit_starts);
+  CUDA_CHECK_LAUNCH("rank_tiles_by_digit");
+}
+
 __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
                      const std::uint32_t* digit_offsets, std::uint32_t* keys_out) {

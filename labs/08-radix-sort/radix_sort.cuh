@@ -69,7 +69,7 @@ constexpr int kRadixBits = 8;
 /// @brief Distinct digits: 2^kRadixBits = 256.
 constexpr int kRadix = 1 << kRadixBits;
 
-/// @brief The mask of one digit's bits: (key >> shift) & kDigitMask is a digit.
+/// @brief The mask of one digit's bits: the low kRadixBits bits set (255).
 constexpr std::uint32_t kDigitMask = kRadix - 1;
 
 /// @brief Passes of the multi-bit sort: 32 / 8 = 4, shifts 0, 8, 16 and 24.
@@ -260,7 +260,7 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
 /// shift .. shift + 7, as a number 0 to 255.
 /// @param[in] key A key.
 /// @param[in] shift 0, 8, 16 or 24.
-/// @return (key >> shift) & kDigitMask.
+/// @return Bits shift to shift + kRadixBits - 1 of @p key, moved down to bits 0 to 7.
 __host__ __device__ std::uint32_t digit_of(std::uint32_t key, int shift);
 
 /// @brief Scratch memory of the multi-bit sorts, allocated once for inputs of
@@ -333,6 +333,35 @@ __global__ void count_digits(const std::uint32_t* keys, std::size_t n, int shift
 /// @throws workbook::CudaError when the launch fails.
 void launch_count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts,
                          cudaStream_t stream = nullptr);
+
+/// @brief A hook for the tests, written for you: block b ranks tile b of
+/// @p items with rank_tile_by_digit() of radix_sort.cu, the ranking that
+/// phase (c) uses, so that the ranking is tested on its own. Thread t's item k
+/// is items[(b * kThreadsPerBlock + t) * kItemsPerThread + k]; the tests lay
+/// the tile out as load_tile() holds it (lane l of warp w: tile key
+/// w * kWarpTileSize + k * kWarpSize + l), a short last tile padded with 0xFFFFFFFF.
+/// @param[in] items Device array of tiles * kTileSize keys, in thread order.
+/// @param[in] shift The pass's shift: 0, 8, 16 or 24.
+/// @param[out] positions Device array of tiles * kTileSize positions, in the
+///             order of @p items: where each key goes in its tile sorted
+///             stably by digit (0 to kTileSize - 1).
+/// @param[out] digit_starts Device array of tiles * kRadix counts:
+///             digit_starts[b * kRadix + d] = the keys of tile b whose digit is below d.
+__global__ void rank_tiles_by_digit(const std::uint32_t* items, int shift, std::uint32_t* positions,
+                                    std::uint32_t* digit_starts);
+
+/// @brief Launches rank_tiles_by_digit with @p tiles blocks of
+/// kThreadsPerBlock threads; checks the launch.
+/// @param[in] items Device array of tiles * kTileSize keys, in thread order.
+/// @param[in] tiles Number of tiles; 0 launches nothing.
+/// @param[in] shift The pass's shift.
+/// @param[out] positions Device array of tiles * kTileSize positions.
+/// @param[out] digit_starts Device array of tiles * kRadix counts.
+/// @param[in] stream The stream to launch on (default: the default stream).
+/// @throws workbook::CudaError when the launch fails.
+void launch_rank_tiles_by_digit(const std::uint32_t* items, std::size_t tiles, int shift,
+                                std::uint32_t* positions, std::uint32_t* digit_starts,
+                                cudaStream_t stream = nullptr);
 
 /// @brief Phase (c): block b ranks the keys of tile b stably by digit (rank r
 /// of digit d: r keys of digit d come before it in the tile) and writes each

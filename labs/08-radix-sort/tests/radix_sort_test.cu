@@ -677,6 +677,70 @@ TEST_P(ScatterByDigit, WritesEveryTileAtItsDigitOffsetsInInputOrder) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ScatterByDigit, ::testing::ValuesIn(kSizes), size_name);
 
+// The tile position of thread t's item k, as load_tile holds it: lane l of
+// warp w has tile key w * kWarpTileSize + k * kWarpSize + l.
+std::size_t tile_key_of_item(int thread, int k) {
+  return static_cast<std::size_t>(thread / kWarpSize) * kWarpTileSize +
+         static_cast<std::size_t>(k) * kWarpSize + static_cast<std::size_t>(thread % kWarpSize);
+}
+
+class RankTileByDigit : public GpuTest {};
+
+TEST_F(RankTileByDigit, RanksEveryKeyStablyByDigitAndReturnsEachDigitsStart) {
+  // rank_tile_by_digit alone (through the hook launch_rank_tiles_by_digit):
+  // three tiles, the last one 1000 keys short and padded with 0xFFFFFFFF as
+  // load_tile pads it. The expected answer is a stable counting sort of each
+  // tile by the digit, on the host.
+  constexpr std::size_t kTiles = 3;
+  const std::size_t n = kTiles * kTile - 1000;
+  constexpr std::size_t kThreads = static_cast<std::size_t>(kThreadsPerBlock);
+  constexpr std::size_t kItems = static_cast<std::size_t>(kItemsPerThread);
+  for (const Keys pattern : patterns_for(n)) {
+    std::vector<std::uint32_t> keys = make_keys(n, pattern);
+    keys.resize(kTiles * kTile, 0xFFFFFFFFu);
+    std::vector<std::uint32_t> items(keys.size());
+    for (std::size_t b = 0; b < kTiles; ++b)
+      for (int t = 0; t < kThreadsPerBlock; ++t)
+        for (int k = 0; k < kItemsPerThread; ++k)
+          items[(b * kThreads + t) * kItems + k] = keys[b * kTile + tile_key_of_item(t, k)];
+    const DeviceBuffer<std::uint32_t> in = workbook::to_device(items);
+    for (const int shift : {0, 8, 24}) {
+      std::vector<std::uint32_t> expected_positions(items.size()), expected_starts(kTiles * 256);
+      for (std::size_t b = 0; b < kTiles; ++b) {
+        std::vector<std::uint32_t> next(256, 0);
+        for (std::size_t j = 0; j < kTile; ++j) ++next[reference_digit(keys[b * kTile + j], shift)];
+        std::uint32_t start = 0;
+        for (int d = 0; d < 256; ++d) {
+          const std::uint32_t count = next[d];
+          next[d] = start;
+          expected_starts[b * 256 + d] = start;
+          start += count;
+        }
+        std::vector<std::uint32_t> position(kTile);  // of tile key j, in input order
+        for (std::size_t j = 0; j < kTile; ++j)
+          position[j] = next[reference_digit(keys[b * kTile + j], shift)]++;
+        for (int t = 0; t < kThreadsPerBlock; ++t)
+          for (int k = 0; k < kItemsPerThread; ++k)
+            expected_positions[(b * kThreads + t) * kItems + k] = position[tile_key_of_item(t, k)];
+      }
+      DeviceBuffer<std::uint32_t> positions = poisoned<std::uint32_t>(items.size());
+      DeviceBuffer<std::uint32_t> starts = poisoned<std::uint32_t>(kTiles * 256);
+      launch_rank_tiles_by_digit(in.data(), kTiles, shift, positions.data(), starts.data());
+      const std::string context = "rank_tile_by_digit with shift " + std::to_string(shift) + ", 3 tiles, " +
+                                  describe(n, pattern) + ", the last tile padded with 0xFFFFFFFF";
+      expect_output(expected_positions, positions.to_host(),
+                    context +
+                        ": positions[k] of thread t of tile b at index (b * 256 + t) * 16 + k, "
+                        "0xFFFFFFFF = never written",
+                    "positions");
+      expect_output(expected_starts, starts.to_host(),
+                    context + ": the returned start of digit d, thread d of tile b, at index b * 256 + d",
+                    "digit_starts");
+      if (HasFailure()) return;
+    }
+  }
+}
+
 class SortKeys : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 
 TEST_P(SortKeys, SortsLikeStdStableSort) {
