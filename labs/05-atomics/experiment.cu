@@ -1,14 +1,14 @@
 // Lab 05 experiment: what do atomics cost, and which tricks still pay on your GPU?
 //   ./workbook bench atomics
-// Prints five tables, the first four one row per line of the handout's table:
-// one counter shared by every thread (plain atomicAdd, ParallelCounter,
-// block-aggregated count), the filter three ways, count by key on sorted keys
-// with and without __match_any_sync, and a double add by compare-and-swap
-// against the native one; the fifth, the block-aggregated count against
-// per-thread atomics (the speed test's pair) at 2^10 ... 2^28 values. Times are
-// medians of CUDA-event timings with a cold L2, with the spread of the samples
-// (interquartile range over the median); every result is checked, so a fast
-// wrong kernel is flagged, and a wrong one makes the program exit with 1.
+// Prints the copy bandwidth and the SM clock (the two bounds of the handout's
+// "Speed of light"), then five tables: one counter shared by every thread
+// (plain atomicAdd, ParallelCounter, block-aggregated count), the filter three
+// ways, count by key on sorted keys with and without __match_any_sync, a double
+// add by compare-and-swap against the native one, and the block-aggregated
+// count against per-thread atomics (the speed test's pair) at 2^10 ... 2^28
+// values. Times are medians of CUDA-event timings with a cold L2, with their
+// spread (the interquartile range over the median); every result is checked,
+// so a fast wrong kernel is flagged, and a wrong one makes the program exit with 1.
 // Under ./workbook bench --all every timed row is also recorded for the charts.
 #include <algorithm>
 #include <cmath>
@@ -428,6 +428,11 @@ int main() {
     // The bandwidth this lab's speed of light is computed from (the handout's "Speed of light").
     std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n",
                 workbook::copy_bandwidth_gbps());
+    // The clock of the other bound: at best one update to one address per clock.
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, gpu.id));
+    std::printf("SM clock: at most %.0f MHz (cudaDevAttrClockRate), one clock is %.3f ns\n", clock_khz / 1e3,
+                1e6 / clock_khz);
 
     // The filter and the count by key need 8 bytes per element at once; on a
     // GPU with little memory n is halved until that fits.
@@ -449,7 +454,8 @@ int main() {
     std::printf(
         "To see what the compiler made of each atomic, list the atomic, vote and popcount\n"
         "instructions of this program's kernels (the SASS exercise of the handout):\n"
-        "  cuobjdump -sass build/default/lab05_experiment | grep -E \"Function|ATOM|RED|VOTE|POPC|MATCH\"\n");
+        "  cuobjdump -sass build/default/lab05_experiment | grep -E "
+        "\"Function|ATOM|RED|VOTE|POPC|SHFL|MATCH\"\n");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
