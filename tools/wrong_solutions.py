@@ -11,7 +11,8 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 
   tools/wrong_solutions.py check [--compile] [LAB...]   every mutation applies (and compiles; no GPU needed)
   tools/wrong_solutions.py run [--jobs N] [--hostile | --cheats] [LAB...]   grade them (needs a GPU; minutes per lab)
-  tools/wrong_solutions.py explain [LAB...]   grade the slow and the shaped ones with --explain (needs a GPU)
+  tools/wrong_solutions.py explain [--rubric FILE] [LAB...]   grade the slow and the shaped ones with --explain
+                                           (needs a GPU; --rubric: e.g. the one ./workbook calibrate wrote)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
 
 A LAB is named by its folder (07-prefix-sum), its name (prefix-sum) or its
@@ -523,7 +524,7 @@ def shortened(lines, keep, most=16):
     return head + [f"[{len(lines) - len(head) - len(keep)} more lines]"] + list(keep)
 
 
-def explain(selected):
+def explain(selected, rubric=None):
     labs = labs_in_cmake()
     chosen = [(lab, mutation) for lab, items in load().items()
               if not selected or any(lab_matches(lab, s) for s in selected)
@@ -539,7 +540,8 @@ def explain(selected):
     work = Path(tempfile.mkdtemp(prefix="wrong-solutions-explain-"))
     failures = []
     for lab, mutation in chosen:  # one at a time: a profile wants the GPU to itself
-        report, log = grade(lab, labs[lab], mutation, work, extra_args=["--explain"])
+        report, log = grade(lab, labs[lab], mutation, work,
+                            extra_args=["--explain", *(["--rubric", str(rubric)] if rubric else [])])
         shown, text, graded = verdict(lab, mutation, report, log, speed_items)
         slow = mutation.get("where") == "speed"
         wanted = (f"a 'Likely cause' under '{SLOW_SECTION}...' with one of: {', '.join(mutation['explain_names'])}"
@@ -590,6 +592,13 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     labs = labs_in_cmake()
+    rubric = None
+    if argv[0] == "explain" and "--rubric" in argv:
+        at = argv.index("--rubric")
+        if at + 1 >= len(argv) or not Path(argv[at + 1]).is_file():
+            return misuse("--rubric needs a rubric file, e.g. --rubric grader/rubric-nvidia-h200.json")
+        rubric = Path(argv[at + 1]).resolve()
+        argv = argv[:at] + argv[at + 2:]
     if argv[0] in ("check", "explain"):
         allowed = ("--compile",) if argv[0] == "check" else ()
         options = [arg for arg in argv[1:] if arg.startswith("-") and arg not in allowed]
@@ -603,7 +612,7 @@ def main(argv):
                           "(a folder, its name after the number, or its number)")
         if argv[0] == "check":
             return check(compile_them="--compile" in argv[1:], selected=names)
-        return explain(names)
+        return explain(names, rubric)
     if argv[0] == "list":
         return list_all()
     args, jobs = argv[1:], 1
