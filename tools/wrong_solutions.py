@@ -11,8 +11,9 @@ untouched skeletons must score 0 (./workbook grade --solutions and
 
   tools/wrong_solutions.py check [--compile] [LAB...]   every mutation applies (and compiles; no GPU needed)
   tools/wrong_solutions.py run [--jobs N] [--hostile | --cheats] [LAB...]   grade them (needs a GPU; minutes per lab)
-  tools/wrong_solutions.py explain [--rubric FILE] [LAB...]   grade the slow and the shaped ones with --explain
-                                           (needs a GPU; --rubric: e.g. the one ./workbook calibrate wrote)
+  tools/wrong_solutions.py explain [--slow] [--rubric FILE] [LAB...]   grade the slow and the shaped ones with
+                                           --explain (needs a GPU; --slow: only the slow ones; --rubric: e.g.
+                                           the one ./workbook calibrate wrote)
   tools/wrong_solutions.py list            what each wrong solution gets wrong
 
 A LAB is named by its folder (07-prefix-sum), its name (prefix-sum) or its
@@ -524,11 +525,12 @@ def shortened(lines, keep, most=16):
     return head + [f"[{len(lines) - len(head) - len(keep)} more lines]"] + list(keep)
 
 
-def explain(selected, rubric=None):
+def explain(selected, rubric=None, slow_only=False):
     labs = labs_in_cmake()
     chosen = [(lab, mutation) for lab, items in load().items()
               if not selected or any(lab_matches(lab, s) for s in selected)
-              for mutation in items if mutation.get("where") == "speed" or "shape" in mutation]
+              for mutation in items
+              if mutation.get("where") == "speed" or ("shape" in mutation and not slow_only)]
     if not chosen:
         print(f"wrong_solutions: no wrong solution of {', '.join(selected) or 'any lab'} is \"where\": \"speed\" "
               f"or has a \"shape\" (see {MUTATIONS.relative_to(ROOT)})", file=sys.stderr)
@@ -593,6 +595,8 @@ def main(argv):
         return 2
     labs = labs_in_cmake()
     rubric = None
+    slow_only = argv[0] == "explain" and "--slow" in argv
+    argv = [arg for arg in argv if not (slow_only and arg == "--slow")]
     if argv[0] == "explain" and "--rubric" in argv:
         at = argv.index("--rubric")
         if at + 1 >= len(argv) or not Path(argv[at + 1]).is_file():
@@ -612,7 +616,7 @@ def main(argv):
                           "(a folder, its name after the number, or its number)")
         if argv[0] == "check":
             return check(compile_them="--compile" in argv[1:], selected=names)
-        return explain(names, rubric)
+        return explain(names, rubric, slow_only)
     if argv[0] == "list":
         return list_all()
     args, jobs = argv[1:], 1
