@@ -54,6 +54,8 @@ NOT_RELEASED=(
   tools/tests/grade_submission_test.sh
   tools/tests/gradescope_package_test.sh
   tools/tests/release_test.sh
+  tools/tests/similarity_class
+  tools/tests/similarity_report_test.py
 )
 # What the documents a student follows (the README, the student guide, the
 # handouts, the notebook, ./workbook --help) may not name (grep -E). The

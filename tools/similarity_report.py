@@ -10,17 +10,28 @@ For each lab, every student's file is compared with every other's by Debian's
 similarity-tester (`sim_c++`, Dick Grune's token-based tester: layout, comments and the
 names of variables and functions do not hide a copy, and functions in another order are
 found piece by piece). The lab's skeleton is the base code: the lines a student's file
-shares with labs/NN-name/<file>.cu (difflib's matching blocks) are taken out before the
-comparison, so that what every student was given is no evidence.
+shares with labs/NN-name/<file>.cu (difflib's matching blocks, and blocks of at least
+MOVED_MIN_LINES of the skeleton's lines found elsewhere, where a student moved a function)
+are taken out before the comparison, so that what every student was given is no evidence.
+What is left, the student's own part, keeps a mark where skeleton lines were taken out (a
+few keywords that differ from student to student), so that no run joins the end of one
+hole's code to the start of the next one's.
 
-For each pair, sim_c++ lists the runs of at least --min-run tokens (default 24, its own)
-that the two own parts share; a's share of b is the tokens of those runs over the tokens
-of a's own part. A pair's similarity is the larger of the two shares, and a pair at or
-above --threshold (default THRESHOLD percent) is flagged; so is nothing whose own parts
-are both shorter than MIN_OWN_TOKENS tokens (too little written to say). The threshold
-is calibrated on the made-up class of tools/tests/similarity_report_test.py: a copy with
-renamed variables and functions in another order scores 100 %, twenty honest
-submissions of lab 04 at most HONEST_MAX percent.
+For each pair, sim_c++ lists the runs of at least --min-run tokens (default MIN_RUN, 40:
+sim_c++'s own default of 24 is one kernel launch, `k<Op><<<g, kThreadsPerBlock, 0,
+stream>>>(in, n, out, combine);`, which every student writes alike) that the two own parts
+share; a's share of b is the tokens of a's own part in those runs (each counted once,
+however many runs of b it is in) over the tokens of a's own part. A pair's similarity is
+the larger of the two shares, and a pair at or above --threshold (default THRESHOLD, 50 %)
+is flagged, unless one of the two own parts is shorter than MIN_OWN_TOKENS tokens (too
+little written to say). The numbers are calibrated on the made-up class of lab 04 in
+tools/tests/similarity_class/ (tools/tests/similarity_report_test.py): a copy with
+renamed variables and helper functions and its functions in another order scores 93 %
+(100 % with runs of 24); the highest of the 275 other pairs, twenty honest students, the
+copier's source and two untouched skeletons, 31 % (42 % with runs of 24), below HONEST_MAX
+(35 %), which the test checks. Honest students of a lab write the same idioms (the
+global index, the tree's loop, the launches), and the made-up ones share, pair by pair, up
+to one long hole written alike; a copy shares everything.
 
 Writes OUT/similarity.csv (lab, the two students, both shares, the similarity, the own
 tokens of each, flagged) and OUT/similarity.html (per lab the pairs ranked, the flagged
@@ -54,8 +65,14 @@ ROOT = Path(__file__).resolve().parent.parent
 TOOL = "sim_c++"
 THRESHOLD = 50.0  # percent; calibrated in tools/tests/similarity_report_test.py (see the docstring)
 HONEST_MAX = 35.0  # the made-up honest class's highest pair must stay below this (the test checks it)
-MIN_RUN = 24  # tokens: sim_c++'s default minimum run
+MIN_RUN = 40  # tokens: the shortest run counted (sim_c++'s default, 24, is one launch line; see the docstring)
 MIN_OWN_TOKENS = 60  # a pair is flagged only if both wrote at least this many tokens of their own
+MOVED_MIN_LINES = 3  # a block of this many skeleton lines found out of order (a moved function) is the skeleton's
+MOVED_LINE_TOKENS = 6  # and so is a line this long that is one of the skeleton's lines left unmatched (its signature)
+# sim_c++ reads each of these as a token of its own (not as a name): the mark put where skeleton
+# lines were taken out spells the student's number in them, so two students' marks never match whole.
+MARK_WORDS = ("goto", "asm", "typeid", "mutable", "friend", "virtual", "explicit", "union")
+TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.']*|\S")
 MISSING = 3  # exit status without sim_c++
 MAX_UNPACKED_BYTES = 100 * 1024 * 1024  # as grade-batch's --max-unpacked-mb default
 RUN_LINE = re.compile(r"^(?P<a>\S+): line (?P<a0>\d+)-(?P<a1>\d+)\s*\|(?P<b>\S+): line (?P<b0>\d+)-(?P<b1>\d+)\s*\[(?P<n>\d+)\]")
@@ -69,12 +86,33 @@ class ReportError(Exception):
 @dataclass
 class OwnPart:
     """A student's file less the skeleton's lines: the text given to sim_c++ and, for each of
-    its lines, the line of the student's file it came from."""
+    its lines, the line of the student's file it came from (a mark: the line after it)."""
     student: str
     path: Path
     lines: list[str]
     origin: list[int]
-    tokens: int = 0
+    mark_lines: set[int] = field(default_factory=set)  # the marks' line numbers (from 1) in lines
+    mark_tokens: int = 0  # the tokens of one mark
+    tokens: int = 0  # sim_c++'s count, less the marks'
+
+    @property
+    def marks(self) -> int:
+        return len(self.mark_lines)
+
+    def weights(self) -> list[int]:
+        """A rough count of each line's tokens (comments left out, marks 0), to tell how much
+        of a run another run of the same pair already covers."""
+        return [0 if number in self.mark_lines else len(TOKEN.findall(line.split("//", 1)[0]))
+                for number, line in enumerate(self.lines, 1)]
+
+    def student_lines(self, first: int, last: int) -> tuple[int, int]:
+        """The lines of the student's file that lines first..last of the own part (from 1) came
+        from; a run that begins or ends with a bit of a mark, without it."""
+        if first in self.mark_lines and first < last:
+            first += 1
+        if last in self.mark_lines and last > first:
+            last -= 1
+        return self.origin[first - 1], self.origin[last - 1]
 
 
 @dataclass
@@ -105,17 +143,86 @@ def normalized(line: str) -> str:
     return " ".join(line.split())
 
 
-def own_part(student: str, text: str, skeleton: list[str]) -> OwnPart:
-    """The lines of text that are not the skeleton's, in order (blank lines dropped)."""
+def mark_for(index: int, count: int) -> str:
+    """The mark of the index-th of count students: its number in base len(MARK_WORDS)."""
+    base, digits = len(MARK_WORDS), 2
+    while base ** digits < count:
+        digits += 1
+    return " ".join(MARK_WORDS[index // base ** d % base] for d in range(digits))
+
+
+def moved_blocks(skeleton: list[str], lines: list[str], given: set[int]) -> set[int]:
+    """The lines of lines, not yet given, in runs of at least MOVED_MIN_LINES lines that are,
+    in the same order, somewhere in the skeleton (a function of the skeleton moved), with at
+    least two of them more than a brace."""
+    where: dict[str, list[int]] = {}
+    for j, line in enumerate(skeleton):
+        where.setdefault(line, []).append(j)
+    moved: set[int] = set()
+    i = 0
+    while i < len(lines):
+        best = 0
+        if i not in given and lines[i]:
+            for j in where.get(lines[i], []):
+                k = 0
+                while (i + k < len(lines) and j + k < len(skeleton) and i + k not in given
+                       and lines[i + k] == skeleton[j + k]):
+                    k += 1
+                best = max(best, k)
+        block = range(i, i + best)
+        if best >= MOVED_MIN_LINES and sum(len(lines[b].strip("{}; ")) > 0 for b in block) >= 2:
+            moved.update(block)
+            i += best
+        else:
+            i += 1
+    return moved
+
+
+def moved_lines(skeleton: list[str], lines: list[str], matcher: difflib.SequenceMatcher, given: set[int]) -> set[int]:
+    """The lines of lines, not yet given, of at least MOVED_LINE_TOKENS tokens, that are one
+    of the skeleton's lines that difflib left unmatched (the first line of a moved function),
+    each skeleton line taken once."""
+    matched = set()
+    for block in matcher.get_matching_blocks():
+        matched.update(range(block.a, block.a + block.size))
+    free: dict[str, int] = {}
+    for j, line in enumerate(skeleton):
+        if j not in matched and len(TOKEN.findall(line.split("//", 1)[0])) >= MOVED_LINE_TOKENS:
+            free[line] = free.get(line, 0) + 1
+    moved = set()
+    for i, line in enumerate(lines):
+        if i not in given and free.get(line, 0) > 0:
+            free[line] -= 1
+            moved.add(i)
+    return moved
+
+
+def own_part(student: str, text: str, skeleton: list[str], mark: str = "") -> OwnPart:
+    """The lines of text that are not the skeleton's, in order (blank lines dropped), with
+    the mark in the place of each stretch of skeleton lines taken out between them."""
     lines = text.splitlines()
-    matcher = difflib.SequenceMatcher(None, [normalized(s) for s in skeleton], [normalized(s) for s in lines],
-                                      autojunk=False)
+    skeleton_lines = [normalized(s) for s in skeleton]
+    student_lines = [normalized(s) for s in lines]
+    matcher = difflib.SequenceMatcher(None, skeleton_lines, student_lines, autojunk=False)
     given = set()
     for block in matcher.get_matching_blocks():
         given.update(range(block.b, block.b + block.size))
-    kept = [(number, line) for number, line in enumerate(lines, 1)
-            if number - 1 not in given and line.strip()]
-    return OwnPart(student, Path(), [line for _, line in kept], [number for number, _ in kept])
+    given |= moved_blocks(skeleton_lines, student_lines, given)
+    given |= moved_lines(skeleton_lines, student_lines, matcher, given)
+    part = OwnPart(student, Path(), [], [], mark_tokens=len(mark.split()))
+    gap = False
+    for number, line in enumerate(lines, 1):
+        if number - 1 in given:
+            gap = gap or bool(line.strip())
+        elif line.strip():
+            if gap and mark and part.lines:
+                part.lines.append(mark)
+                part.origin.append(number)
+                part.mark_lines.add(len(part.lines))
+            gap = False
+            part.lines.append(line)
+            part.origin.append(number)
+    return part
 
 
 def run_sim(tool: str, parts: list[OwnPart], min_run: int, folder: Path) -> str:
@@ -132,7 +239,9 @@ def run_sim(tool: str, parts: list[OwnPart], min_run: int, folder: Path) -> str:
 
 def compare_lab(tool: str, lab: str, files: dict[str, str], skeleton: list[str], min_run: int) -> list[Pair]:
     """Every pair of the lab's students with their shares of each other's own part."""
-    parts = [own_part(student, text, skeleton) for student, text in sorted(files.items())]
+    students = sorted(files)
+    parts = [own_part(student, files[student], skeleton, mark_for(index, len(students)))
+             for index, student in enumerate(students)]
     if len(parts) < 2:
         return []
     with tempfile.TemporaryDirectory(prefix="workbook-similarity-") as tmp:
@@ -141,34 +250,51 @@ def compare_lab(tool: str, lab: str, files: dict[str, str], skeleton: list[str],
     for line in output.splitlines():
         match = FILE_LINE.match(line)
         if match and match["f"] in by_file:
-            by_file[match["f"]].tokens = int(match["n"])
-    shared: dict[tuple[str, str], list] = {}
+            part = by_file[match["f"]]
+            part.tokens = max(0, int(match["n"]) - part.marks * part.mark_tokens)
+    # The runs of each pair, in the lines of the own parts given to sim_c++.
+    shared: dict[tuple[str, str], list[tuple[int, int, int, int, int]]] = {}
     for line in output.splitlines():
         match = RUN_LINE.match(line)
         if not match or match["a"] not in by_file or match["b"] not in by_file:
             continue
         a, b = by_file[match["a"]], by_file[match["b"]]
-        run = (a.origin[int(match["a0"]) - 1], a.origin[int(match["a1"]) - 1],
-               b.origin[int(match["b0"]) - 1], b.origin[int(match["b1"]) - 1], int(match["n"]))
+        run = (int(match["a0"]), int(match["a1"]), int(match["b0"]), int(match["b1"]), int(match["n"]))
         if a.student > b.student:
             a, b = b, a
             run = (run[2], run[3], run[0], run[1], run[4])
         shared.setdefault((a.student, b.student), []).append(run)
-    tokens = {p.student: p.tokens for p in parts}
+    weights = {p.student: p.weights() for p in parts}
     pairs = []
     for i, a in enumerate(parts):
         for b in parts[i + 1:]:
-            runs = sorted(shared.get((a.student, b.student), []))
-            common = sum(run[4] for run in runs)
-            pairs.append(Pair(lab, a.student, b.student, share(common, tokens[a.student]),
-                              share(common, tokens[b.student]), runs))
+            runs = shared.get((a.student, b.student), [])
+            a_common = covered([(r[0], r[1], r[4]) for r in runs], weights[a.student])
+            b_common = covered([(r[2], r[3], r[4]) for r in runs], weights[b.student])
+            shown = sorted((*a.student_lines(a0, a1), *b.student_lines(b0, b1), n) for a0, a1, b0, b1, n in runs)
+            pairs.append(Pair(lab, a.student, b.student, share(a_common, a.tokens), share(b_common, b.tokens),
+                              shown, (a.tokens, b.tokens)))
     pairs.sort(key=lambda p: (-p.similarity, p.a, p.b))
-    for pair in pairs:
-        pair.tokens = (tokens[pair.a], tokens[pair.b])
     return pairs
 
 
-def share(common: int, total: int) -> float:
+def covered(runs: list[tuple[int, int, int]], weights: list[int]) -> float:
+    """The tokens of one side that runs (first line, last line, tokens) cover, each once: a
+    stretch of a's code that b holds twice is in two runs, and counts once. A run partly
+    over lines an earlier (longer) run covered counts for the share of its lines' tokens
+    that is new."""
+    seen: set[int] = set()
+    total = 0.0
+    for first, last, tokens in sorted(runs, key=lambda run: (-run[2], run[0])):
+        lines = range(first, last + 1)
+        every = sum(weights[line - 1] for line in lines)
+        new = sum(weights[line - 1] for line in lines if line not in seen)
+        total += tokens if every == 0 or new == every else tokens * new / every
+        seen.update(lines)
+    return total
+
+
+def share(common: float, total: int) -> float:
     return 0.0 if total <= 0 else min(100.0, 100.0 * common / total)
 
 
