@@ -205,16 +205,6 @@ __host__ __device__ int merge_lane(int bin, int step) {
   return 0;
 }
 
-// Why no run-length counting: with a copy per lane two lanes of a warp never
-// share a bank, so runs cannot remove bank conflicts; they only cut the number
-// of atomics, which pays where runs are long (one bin), while every byte pays
-// a compare and a branch, on uniform bytes for runs of length 1. Measured on
-// the H200 with ./workbook bench --all --solution on 2026-11-26 (2^30 bytes,
-// % of CUB on uniform / four bins in one bank / one bin): this kernel
-// 170.4 / 203.0 / 105.2, the same kernel with runs 59.3 / 64.9 / 117.8
-// (./workbook bench histograms --solution still measures that variant). Runs
-// win on one bin only, and lose far more on uniform bytes.
-
 // The grid asks for four blocks of 256 threads per SM (kBlocksPerSm): at most
 // 64 registers per thread, so that registers never keep four blocks off an
 // SM, even on sm_75 (1024 threads and 64 K registers per SM). Shared memory
@@ -293,8 +283,9 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(13): Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
   //           global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
-  //           atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight; every
-  //           lane named in the mask of a *_sync call must execute it.
+  //           atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight, and at
+  //           each of them the 32 lanes of a warp read 32 consecutive values (so that equal neighbours meet
+  //           in one match); every lane named in the mask of a *_sync call must execute it.
 }
 
 void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,
