@@ -21,10 +21,9 @@ namespace abc {
 /// or cudaOccupancyMaxActiveBlocksPerMultiprocessor for a given kernel.
 constexpr int kThreadsPerBlock = 256;
 
-/// @brief Blocks per SM for the grid-stride launch: enough resident threads
-/// to keep the memory system busy, no more (more blocks only add scheduling).
-/// 8 fills an SM of 2048 threads; where an SM holds fewer, the blocks beyond
-/// what fits wait for a turn, which costs little on this streaming kernel.
+/// @brief Blocks per SM for the grid-stride launch. 8 blocks of 256 fill an
+/// SM of 2048 threads; where an SM holds fewer, the blocks beyond what fits
+/// wait for a turn. How many your GPU needs is a question of the handout.
 constexpr int kGridStrideBlocksPerSm = 8;
 
 /// @brief One thread per element: thread i computes d[i] = a[i] * b[i] + c[i]

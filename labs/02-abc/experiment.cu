@@ -1,7 +1,8 @@
 // Lab 02 experiment: how fast is a*b+c, and which launch configurations reach
 // the memory's speed of light? Run: ./workbook bench abc
-// Besides your two kernels it times two deliberately poor variants, written
-// here, so you can see what the speed test guards against. Then a sweep over
+// Besides your two launchers it times the grid-stride kernel with other grids
+// and a kernel written here in which each thread owns a contiguous chunk, for
+// the handout's questions. Then a sweep over
 // n = 2^10 ... 2^28 shows where the launch overhead ends and the bandwidth
 // begins, with a device-to-device copy of the same bytes as the yardstick; its
 // results are checked against the host, and a wrong one makes the program exit 1.
@@ -23,8 +24,8 @@
 
 namespace {
 
-// Each thread owns a contiguous chunk: in each step neighbouring threads touch
-// addresses a chunk apart, so a warp's 32 loads hit 32 different sectors.
+// Each thread owns a contiguous chunk of ceil(n / threads) elements and walks
+// through it: in each step neighbouring threads touch addresses a chunk apart.
 __global__ void abc_chunk_per_thread(const float* a, const float* b, const float* c, float* d,
                                      std::size_t n) {
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
