@@ -83,14 +83,16 @@ __global__ void warp_scans(const int* in, int* out, std::size_t n) {
 __global__ void block_scan_hillis_steele(const int* in, int* out, std::size_t n) {
   // TODO(3): out[i] = the inclusive scan of the block's slice (blockDim.x elements from blockIdx.x *
   //          blockDim.x; past n they count as 0 and are not written), Hillis-Steele, for any block size.
-  //          The dynamic shared array holds 2 * blockDim.x ints; every thread reaches every __syncthreads().
+  //          Declare the dynamic shared array yourself (extern __shared__; the launcher gives it
+  //          2 * blockDim.x ints) and use it as two buffers; every thread reaches every __syncthreads().
 }
 
 __global__ void block_scan_blelloch(const int* in, int* out, std::size_t n) {
   // TODO(4): out = the EXCLUSIVE scan of the block's slice (2 * blockDim.x elements from blockIdx.x * 2 *
   //          blockDim.x; past n they count as 0 and are not written), by Blelloch's up-sweep and
-  //          down-sweep in tree[] (2 * blockDim.x ints; blockDim.x is a power of two). Every thread
-  //          reaches every barrier.
+  //          down-sweep in a tree of 2 * blockDim.x ints in shared memory: declare it yourself as a dynamic
+  //          shared array (extern __shared__; the launcher gives it 2 * blockDim.x ints). blockDim.x is a
+  //          power of two. Every thread reaches every barrier.
 }
 
 __global__ void block_scan_shuffle(const int* in, int* out, std::size_t n) {
@@ -153,12 +155,11 @@ constexpr int kWarpTile = kWarpSize * kItemsPerThread;
 // otherwise start 16 words apart and two lanes would share every bank.
 [[maybe_unused]] constexpr int kStagingPerWarp = kWarpTile + kWarpTile / kWarpSize;
 
-// Threads of reduce-then-scan that must fit on an SM at once, 1024 (half of
-// an H100 SM's 2048): this caps their registers at 65536 / 1024 = 64 per
-// thread. Without the cap nvcc used 118-134 registers, one block of 256
-// threads ran per SM, and reduce-then-scan reached 52% of CUB's speed (H100,
-// measured on 2026-11-23 before the cap; with it, 78% in ./workbook bench
-// --all --solution on 2026-11-25).
+// Blocks of scan_ranges that must fit on an SM at once: 4 of 256 threads,
+// 1024 threads (half of a Hopper SM's 2048), which caps their registers at
+// 65536 / 1024 = 64 per thread. Without the cap nvcc 13.0 gives scan_ranges
+// 80 registers for sm_90 (-Xptxas -v): 80 * 256 = 20480 per block, so only 3
+// blocks fit in an SM's 65536 registers. With it, 64 and no spill.
 constexpr int kMinBlocksPerSm = 1024 / kThreadsPerBlock;
 
 __device__ int padded(int index) {

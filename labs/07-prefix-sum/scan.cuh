@@ -23,7 +23,8 @@
 ///   range (the tests do); an overflow is undefined behaviour, as for int in C++.
 /// - Sums of floats are rounded at every step, and the result depends on the
 ///   order of the additions; the tests compare with a double-precision scan
-///   within a tolerance that grows with the prefix (see the handout).
+///   within a relative tolerance (a fraction of each prefix) that grows with
+///   log2(n) (see the handout).
 /// - The output never overlaps the input (no in-place scans), and the input
 ///   is never written.
 #pragma once
@@ -46,8 +47,7 @@ constexpr unsigned kFullWarpMask = 0xFFFFFFFFu;
 /// @brief The largest block a CUDA GPU accepts.
 constexpr int kMaxThreadsPerBlock = 1024;
 
-/// @brief Threads per block of reduce-then-scan (part 2): 8 warps, so that 8
-/// blocks share an SM of 2048 threads.
+/// @brief Threads per block of reduce-then-scan (part 2): 8 warps.
 constexpr int kThreadsPerBlock = 256;
 
 /// @brief Consecutive elements each thread of reduce-then-scan owns. With
@@ -69,18 +69,17 @@ constexpr int kVectorWidth = 4;
 
 /// @brief Elements each thread of the single pass owns: 7 groups of
 /// kVectorWidth. Every tile pays for a ticket and a look-back, so larger tiles
-/// wait less per element. Measured on an H100 on 2026-11-23 with
-/// tools/sweeps/single_pass_scan_sweep.cu (2^28 int32, 256 threads, 16-byte
-/// loads, tile parked in shared memory): 20, 24 and 28 items reached 96%, 98%
-/// and 100% of CUB; 32 made nvcc spill registers. The lab's kernel, 28 items:
-/// 99.5% of CUB in ./workbook bench --all --solution on the H100, 2026-11-25.
+/// pay for them over more elements. Chosen among 20, 24, 28 and 32 on an H100
+/// with tools/sweeps/single_pass_scan_sweep.cu (32 made nvcc spill registers).
 constexpr int kSinglePassItems = 28;
 
 /// @brief Elements in one tile of the single-pass scan (7168).
 constexpr int kSinglePassTileSize = kSinglePassThreads * kSinglePassItems;
 
-/// @brief Blocks per SM of the reduce-then-scan grid: 8 blocks of 256 threads
-/// fill an SM's 2048 thread slots.
+/// @brief Blocks per SM of the reduce-then-scan grid. 8 blocks of 256 threads
+/// would fill a Hopper SM's 2048 thread slots, but registers let fewer run at
+/// once (scan_ranges: 4, at 64 registers per thread); the others start as
+/// blocks finish.
 constexpr int kBlocksPerSm = 8;
 
 /// @brief The most blocks a reduce-then-scan launches, whatever the GPU; its
