@@ -216,11 +216,9 @@ __device__ void atomic_combine(float* address, float value, Sum<float>) {
   atomicAdd(address, value);
 }
 
-// There is no atomicMin/atomicMax for float, but the bits of a float order like
-// its value: non-negative floats compare like their bits read as signed ints,
-// and negative floats compare in reverse of their bits read as unsigned ints.
-// The sign bit of the NEW value picks the integer atomic that gives the right
-// answer against any old value (the identity +-infinity included).
+// There is no atomicMin/atomicMax for float; integer atomics on the float's bits
+// stand in. How those bits order, read as int and as unsigned: the handout's
+// Background, "Float atomics".
 // WALKTHROUGH: float_atomics
 __device__ void atomic_combine(float* address, float value, Min<float>) {
   // HOLE: Atomically make *address the smaller of its value and `value`, with one integer atomic
