@@ -2,12 +2,12 @@
 // 8-bit passes come to CUB?
 //   ./workbook bench radix-sort
 // Prints five tables:
-//   1. Sorting uniform uint32 keys, n = 2^24 and 2^28: the one-bit split sort
+//   1. Sorting uniform uint32 keys, n = 2^20, 2^24 and 2^28: the one-bit split sort
 //      (32 passes), the lab's sort_keys() (4 passes) and
 //      cub::DeviceRadixSort::SortKeys, each with ms, Gkeys/s, % of CUB, the
 //      bytes each moves per key by design and the GB/s that makes.
 //   2. One pass of sort_keys() on 2^28 keys, phase by phase.
-//   3. Key-value pairs, n = 2^24 and 2^28: sort_pairs() and SortPairs.
+//   3. Key-value pairs, n = 2^20, 2^24 and 2^28: sort_pairs() and SortPairs.
 //   4. int32 and float keys, n = 2^24: sort_ints(), sort_floats() and CUB's
 //      SortKeys of the same type.
 //   5. The input's shape, n = 2^24: sort_keys() and CUB on uniform, sorted,
