@@ -42,7 +42,8 @@ std::string calibration_note(const GradeReport& report) {
   if (grading == calibrated) return "";
   const std::string when = report.calibration->date.empty() ? "" : " (" + report.calibration->date + ")";
   return "Note: the speed targets were calibrated on " + calibrated + when + "; this is " + grading +
-         ", where ratios to the yardsticks differ (instructors: ./workbook calibrate writes targets for this GPU).";
+         ", where ratios to the yardsticks differ (instructors: ./workbook calibrate writes targets for this "
+         "GPU).";
 }
 
 std::string header_lines(const GradeReport& report) {

@@ -28,15 +28,15 @@ constexpr const char* kSpeedSeparator = "; ";
 
 /// @brief Everything a report shows.
 struct GradeReport {
-  std::string gpu;               ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
+  std::string gpu;  ///< e.g. "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs".
   std::optional<RubricCalibration> calibration;  ///< The rubric's: where its speed targets were measured.
-  std::string seed;              ///< The seed, "default", or "hidden" (see hide_seed()).
-  bool solutions = false;        ///< Graded the reference solutions.
-  bool sandboxed = false;        ///< The test programs ran in the sandbox.
-  std::vector<LabRun> runs;      ///< One per lab graded.
-  std::vector<LabScore> scores;  ///< Same order as runs.
-  double seconds = 0;            ///< Wall-clock time of the whole grading.
-  std::string log_dir;           ///< Where the labs' logs are kept.
+  std::string seed;                              ///< The seed, "default", or "hidden" (see hide_seed()).
+  bool solutions = false;                        ///< Graded the reference solutions.
+  bool sandboxed = false;                        ///< The test programs ran in the sandbox.
+  std::vector<LabRun> runs;                      ///< One per lab graded.
+  std::vector<LabScore> scores;                  ///< Same order as runs.
+  double seconds = 0;                            ///< Wall-clock time of the whole grading.
+  std::string log_dir;                           ///< Where the labs' logs are kept.
 };
 
 /// @brief Sum of the scores.

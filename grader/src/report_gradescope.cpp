@@ -71,8 +71,11 @@ nlohmann::json gradescope_json(const GradeReport& report) {
           {"visibility", item.item.visibility},
           {"output", (item.detail.empty() ? item.summary : item.detail) + explanation_output(run, item)}};
       // What the item measured, for tools (./workbook calibrate reads the ratios).
-      nlohmann::json measured = {{"lab", run.lab_id}, {"test", item.item.test}, {"scored", item.scored},
-                                 {"target", item.item.target}, {"floor", item.item.floor}};
+      nlohmann::json measured = {{"lab", run.lab_id},
+                                 {"test", item.item.test},
+                                 {"scored", item.scored},
+                                 {"target", item.item.target},
+                                 {"floor", item.item.floor}};
       if (item.metric) {
         measured["ratio"] = item.metric->ratio;
         measured["value"] = item.metric->value;

@@ -248,8 +248,9 @@ Rubric parse_rubric(const json& root, const std::string& path) {
     check.known_keys(value, {"gpu", "driver", "cuda", "date", "runs", "rule", "base"}, "calibration");
     RubricCalibration calibration;
     calibration.gpu = check.string(value, "gpu", "calibration");
-    for (const auto& [key, field] : {std::pair{"driver", &calibration.driver}, std::pair{"cuda", &calibration.cuda},
-                                     std::pair{"date", &calibration.date}}) {
+    for (const auto& [key, field] :
+         {std::pair{"driver", &calibration.driver}, std::pair{"cuda", &calibration.cuda},
+          std::pair{"date", &calibration.date}}) {
       if (!value.contains(key)) continue;
       if (!value.at(key).is_string()) check.fail(std::string("calibration.") + key, "must be a string");
       *field = value.at(key).get<std::string>();
