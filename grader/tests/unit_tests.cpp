@@ -547,8 +547,8 @@ TEST(Report, GradescopeVisibilityIsOptionalAndChecked) {
 TEST(Rubric, ParsesTheCalibrationAndRejectsABadOne) {
   json root = valid_rubric();
   EXPECT_FALSE(parse_rubric(root, "r.json").calibration.has_value());
-  root["calibration"] = {{"gpu", "NVIDIA H200"}, {"driver", "570.1"}, {"cuda", "13.0"}, {"date", "2026-11-29"},
-                         {"runs", 3}, {"rule", "0.8 of the lowest ratio"}};
+  root["calibration"] = {{"gpu", "NVIDIA H200"}, {"driver", "570.1"}, {"cuda", "13.0"},
+                         {"date", "2026-11-29"}, {"runs", 3},         {"rule", "0.8 of the lowest ratio"}};
   const Rubric rubric = parse_rubric(root, "r.json");
   ASSERT_TRUE(rubric.calibration.has_value());
   EXPECT_EQ(rubric.calibration->gpu, "NVIDIA H200");
