@@ -159,7 +159,8 @@ __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n,
 
 __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange range) {
   // TODO(10): Return the split of `range` as lbvh.cuh defines it: the largest s, first <= s < last, whose
-  //           key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
+  //           key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ: a
+  //           binary search whose step is halved and rounded up, so that it can reach every position.
   return range.first;
 }
 
@@ -216,8 +217,8 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                Aabb* node_boxes, cudaStream_t stream) {
   if (n == 0) return;
   // TODO(13): Launch compute_node_boxes on `stream`, one thread per leaf, with its n - 1 arrival counters
-  //           at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
-  //           CUDA_CHECK_LAUNCH the launch.
+  //           at 0 on every call (a previous build left them non-zero; for n = 1 there are none). CUDA_CHECK
+  //           each call and CUDA_CHECK_LAUNCH the launch.
 }
 
 // ---------------------------------------------------------------------------

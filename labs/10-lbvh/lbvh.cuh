@@ -57,10 +57,9 @@ constexpr int kCellsPerAxis = 1 << kBitsPerAxis;
 /// @brief Bits of a Morton code: 3 * 10 = 30; bits 30 and 31 are always 0.
 constexpr int kCodeBits = 3 * kBitsPerAxis;
 
-/// @brief Entries of the traversal stack of each thread of the query. A
-/// Karras tree of n < 2^31 objects is at most 30 + 31 levels deep (one level
-/// per bit of the code extended by the index), so 64 entries hold any tree
-/// build() makes; a hand-made deeper tree overflows it, and the query says so.
+/// @brief Entries of the traversal stack of each thread of the query: enough
+/// for any tree build() makes (the handout's Check yourself 5 asks why); a
+/// hand-made deeper tree overflows it, and the query says so.
 constexpr int kStackSize = 64;
 
 /// @brief Blocks of the first pass of the scene-box reduction (at most): the

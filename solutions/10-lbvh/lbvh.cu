@@ -245,7 +245,8 @@ __host__ __device__ NodeRange determine_range(const std::uint32_t* codes, int n,
 // WALKTHROUGH: split
 __host__ __device__ int find_split(const std::uint32_t* codes, int n, NodeRange range) {
   // HOLE: Return the split of `range` as lbvh.cuh defines it: the largest s, first <= s < last, whose
-  // HOLE: key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ.
+  // HOLE: key shares more than δ(first, last) bits with key first, in O(log n) evaluations of δ: a
+  // HOLE: binary search whose step is halved and rounded up, so that it can reach every position.
   // STUB: return range.first;
   const int delta_node = common_prefix(codes, n, range.first, range.last);
   int split = range.first;
@@ -353,8 +354,8 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                Aabb* node_boxes, cudaStream_t stream) {
   if (n == 0) return;
   // HOLE: Launch compute_node_boxes on `stream`, one thread per leaf, with its n - 1 arrival counters
-  // HOLE: at 0 on every call (a previous build left them non-zero). CUDA_CHECK each call and
-  // HOLE: CUDA_CHECK_LAUNCH the launch.
+  // HOLE: at 0 on every call (a previous build left them non-zero; for n = 1 there are none). CUDA_CHECK
+  // HOLE: each call and CUDA_CHECK_LAUNCH the launch.
   if (n > 1) CUDA_CHECK(cudaMemsetAsync(arrivals, 0, (n - 1) * sizeof(std::uint32_t), stream));
   compute_node_boxes<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(object_boxes, objects, left, right,
                                                                      parent, n, arrivals, node_boxes);
