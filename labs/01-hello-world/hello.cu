@@ -39,7 +39,7 @@ void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height,
   }
   if (width == 0 || height == 0) return;
   // TODO(5): Launch record_thread_ids_2d with blocks of shape `block` on a 2-D grid that covers every
-  //          pixel of the width x height image, and check the launch with CUDA_CHECK_LAUNCH.
+  //          pixel of the width x height image, and check it with CUDA_CHECK_LAUNCH("record_thread_ids_2d").
 }
 
 __global__ void say_hello() {

@@ -68,7 +68,7 @@ void launch_record_thread_ids_2d(ThreadRecord2D* records, int width, int height,
   }
   if (width == 0 || height == 0) return;
   // HOLE: Launch record_thread_ids_2d with blocks of shape `block` on a 2-D grid that covers every
-  // HOLE: pixel of the width x height image, and check the launch with CUDA_CHECK_LAUNCH.
+  // HOLE: pixel of the width x height image, and check it with CUDA_CHECK_LAUNCH("record_thread_ids_2d").
   const dim3 grid(blocks_for(width, static_cast<int>(block.x)),
                   blocks_for(height, static_cast<int>(block.y)));
   record_thread_ids_2d<<<grid, block>>>(records, width, height);
