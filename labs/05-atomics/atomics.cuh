@@ -130,12 +130,14 @@ struct alignas(kCacheLineBytes) ParallelCounter {
   unsigned words[Slots * Pitch];
 
   /// @brief The slot that thread @p thread_index of a block updates:
-  /// thread_index modulo Slots (the lane, when Slots is 32).
+  /// consecutive threads take consecutive slots, starting again at slot 0
+  /// after Slots threads (so with 32 slots, the 32 lanes of a warp differ).
   /// @param[in] thread_index threadIdx.x of the thread.
   /// @return 0 to Slots - 1.
   __host__ __device__ static int slot_of(unsigned thread_index);
 
-  /// @brief The index in @p words of slot @p slot: slot * Pitch.
+  /// @brief The index in @p words of slot @p slot: slot 0 is words[0], and
+  /// each slot lies Pitch words after the one before.
   /// @param[in] slot 0 to Slots - 1.
   /// @return The word index.
   __host__ __device__ static int word_of_slot(int slot);
@@ -267,7 +269,7 @@ void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigne
 
 /// @brief A mask of the lanes below @p lane: bits 0 to lane - 1 set.
 /// @param[in] lane 0 to 31.
-/// @return (1 << lane) - 1; 0 for lane 0.
+/// @return The mask with bits 0 to lane - 1 set; 0 for lane 0.
 __host__ __device__ unsigned lanes_below(int lane);
 
 /// @brief The rank of @p lane among the lanes of @p mask: how many lanes of
