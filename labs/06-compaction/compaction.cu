@@ -97,8 +97,9 @@ namespace {
 [[maybe_unused]] __device__ void load_tile(const int* in, std::size_t n, KeepIf keep,
                                            int (&items)[kItemsPerThread], bool (&kept)[kItemsPerThread]) {
   // TODO(3): For each item k the thread owns (see the Part 2 comment above): items[k] = the element and
-  //          kept[k] = whether keep keeps it; past n nothing is read or kept. std::size_t indices; every
-  //          load issued before any is used; items[] and kept[] stay in registers.
+  //          kept[k] = whether keep keeps it; past n, items[k] = 0 and kept[k] = false, with nothing read.
+  //          std::size_t indices; every load issued before any is used; items[] and kept[] stay in
+  //          registers.
 }
 
 }  // namespace

@@ -115,8 +115,9 @@ namespace {
 [[maybe_unused]] __device__ void load_tile(const int* in, std::size_t n, KeepIf keep,
                                            int (&items)[kItemsPerThread], bool (&kept)[kItemsPerThread]) {
   // HOLE: For each item k the thread owns (see the Part 2 comment above): items[k] = the element and
-  // HOLE: kept[k] = whether keep keeps it; past n nothing is read or kept. std::size_t indices; every
-  // HOLE: load issued before any is used; items[] and kept[] stay in registers.
+  // HOLE: kept[k] = whether keep keeps it; past n, items[k] = 0 and kept[k] = false, with nothing read.
+  // HOLE: std::size_t indices; every load issued before any is used; items[] and kept[] stay in
+  // HOLE: registers.
   const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * kTileSize;
   // Sixteen independent loads per thread, all issued before any is used: the
   // SM then has enough bytes in flight to cover the memory's latency. Each
