@@ -8,8 +8,8 @@
 //      memory, one kernel per step) is not here: its step would be your TODO(3)
 //      in global memory. `./workbook bench prefix-sum --solution` adds it in
 //      the full repository, and the handout quotes it.
-//   2. The lab's two scans and CUB at 2^10, 2^12, ..., 2^28 elements: where a
-//      scan is limited by launch and look-back latency and where by memory.
+//   2. The lab's two scans and CUB at 2^10, 2^12, ..., 2^28 elements: how each
+//      scan's time changes with n (the handout's table question 4).
 // Rates count 8 bytes per element (one read, one write). Times are medians
 // with the spread of the samples (their interquartile range over the median).
 // Every result is checked against the host, so a fast wrong kernel is

@@ -249,8 +249,9 @@ __global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_
 // One block turns the block sums into exclusive offsets, in place.
 template <typename T>
 __global__ void scan_block_sums(T* block_sums, int count) {
-  // TODO(8): Replace block_sums[0 .. count) by their exclusive scan, in place. count may be larger than
-  //          blockDim.x (up to kMaxGridBlocks). Use block_scan; every thread takes part in every call.
+  // TODO(8): Replace block_sums[0 .. count) by their exclusive scan, in place. It runs as ONE block of
+  //          kMaxThreadsPerBlock (1024) threads, and count may be larger than blockDim.x (up to
+  //          kMaxGridBlocks, 2048). Use block_scan; every thread takes part in every call.
 }
 
 template <typename T>
@@ -285,9 +286,10 @@ void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* 
   const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
   const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
   // TODO(10): Leave the scan of in[0, n) in out, on `stream`, with reduce_ranges<T>, scan_block_sums<T> and
-  //           scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
-  //           kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
-  //           after every launch.
+  //           scan_ranges<T> over `blocks` ranges of tiles_per_block tiles, offsets passing through
+  //           block_sums. reduce_ranges and scan_ranges: `blocks` blocks of kThreadsPerBlock (256) threads;
+  //           scan_block_sums: ONE block of kMaxThreadsPerBlock (1024) threads over the `blocks` sums.
+  //           CUDA_CHECK_LAUNCH after every launch.
 }
 
 }  // namespace

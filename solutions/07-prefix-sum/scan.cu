@@ -378,8 +378,9 @@ __global__ void reduce_ranges(const T* in, std::size_t n, std::size_t tiles_per_
 // One block turns the block sums into exclusive offsets, in place.
 template <typename T>
 __global__ void scan_block_sums(T* block_sums, int count) {
-  // HOLE: Replace block_sums[0 .. count) by their exclusive scan, in place. count may be larger than
-  // HOLE: blockDim.x (up to kMaxGridBlocks). Use block_scan; every thread takes part in every call.
+  // HOLE: Replace block_sums[0 .. count) by their exclusive scan, in place. It runs as ONE block of
+  // HOLE: kMaxThreadsPerBlock (1024) threads, and count may be larger than blockDim.x (up to
+  // HOLE: kMaxGridBlocks, 2048). Use block_scan; every thread takes part in every call.
   T carry = T(0);
   for (int base = 0; base < count; base += static_cast<int>(blockDim.x)) {
     const int i = base + static_cast<int>(threadIdx.x);
@@ -435,9 +436,10 @@ void reduce_then_scan_any(const T* in, T* out, std::size_t n, ScanKind kind, T* 
   const std::size_t tiles_per_block = ceil_div(tiles, static_cast<std::size_t>(reduce_then_scan_blocks(n)));
   const int blocks = static_cast<int>(ceil_div(tiles, tiles_per_block));
   // HOLE: Leave the scan of in[0, n) in out, on `stream`, with reduce_ranges<T>, scan_block_sums<T> and
-  // HOLE: scan_ranges<T> over `blocks` ranges of tiles_per_block tiles (the tile kernels run
-  // HOLE: kThreadsPerBlock threads per block), offsets passing through block_sums. CUDA_CHECK_LAUNCH
-  // HOLE: after every launch.
+  // HOLE: scan_ranges<T> over `blocks` ranges of tiles_per_block tiles, offsets passing through
+  // HOLE: block_sums. reduce_ranges and scan_ranges: `blocks` blocks of kThreadsPerBlock (256) threads;
+  // HOLE: scan_block_sums: ONE block of kMaxThreadsPerBlock (1024) threads over the `blocks` sums.
+  // HOLE: CUDA_CHECK_LAUNCH after every launch.
   reduce_ranges<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, n, tiles_per_block, block_sums);
   CUDA_CHECK_LAUNCH("reduce_ranges");
   scan_block_sums<T><<<1, kMaxThreadsPerBlock, 0, stream>>>(block_sums, blocks);
