@@ -158,7 +158,8 @@ __device__ void atomic_combine(float* address, float value, Sum<float>) {
 __device__ void atomic_combine(float* address, float value, Min<float>) {
   // TODO(6): Atomically make *address the smaller of its value and `value`, with one integer atomic
   //          on the float's bits (CUDA has no float atomicMin). Right for every sign of the old and
-  //          the new value, -0.0 and +-infinity included.
+  //          the new value, -0.0 and +-infinity included (-0.0 and +0.0 compare equal: either may be
+  //          their minimum, but -0.0 must never beat a negative value).
 }
 __device__ void atomic_combine(float* address, float value, Max<float>) {
   // TODO(7): The same for the larger of the two: one integer atomic on the float's bits, right for

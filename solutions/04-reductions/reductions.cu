@@ -223,7 +223,8 @@ __device__ void atomic_combine(float* address, float value, Sum<float>) {
 __device__ void atomic_combine(float* address, float value, Min<float>) {
   // HOLE: Atomically make *address the smaller of its value and `value`, with one integer atomic
   // HOLE: on the float's bits (CUDA has no float atomicMin). Right for every sign of the old and
-  // HOLE: the new value, -0.0 and +-infinity included.
+  // HOLE: the new value, -0.0 and +-infinity included (-0.0 and +0.0 compare equal: either may be
+  // HOLE: their minimum, but -0.0 must never beat a negative value).
   const int bits = __float_as_int(value);
   if (bits >= 0) {
     // New value >= +0: against an old non-negative value the int order is the
