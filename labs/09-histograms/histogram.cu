@@ -188,9 +188,11 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 // Part 3: contention
 
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(7): The result of count_bytes_merged, but the lanes of a warp that hold equal bytes make one shared
-  //          atomic together (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call
-  //          must execute it, also a lane with no vector left; the head and tail bytes need no match.
+  // TODO(7): The result of count_bytes_merged, the bulk read as in add_share_to_block_histogram
+  //          (split_for_vectors, one uint4 load per vector), but the lanes of a warp that hold equal bytes
+  //          make one shared atomic together (__match_any_sync, leader_of). Every lane named in the mask of
+  //          a *_sync call must execute it, also a lane with no vector left; the head and tail bytes need
+  //          no match.
 }
 
 __host__ __device__ int lane_copy_slot(int bin, int lane) {
@@ -215,9 +217,11 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(10): The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
-  //           shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
-  //           kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
-  //           read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  //           shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
+  //           split_for_vectors come in chunks of kThreadsPerBlock * kVectorsPerThread; block b takes chunks
+  //           b, b + gridDim.x, ...; in a chunk, thread t loads vectors t, t + kThreadsPerBlock, ... (its
+  //           kVectorsPerThread), all of them before it counts any. Thread k adds the copies of bin k, read
+  //           in merge_lane() order, to bins[k]. Every thread reaches every barrier.
 }
 
 void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,

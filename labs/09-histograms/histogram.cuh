@@ -12,10 +12,10 @@
 ///   1. one global atomicAdd per byte (the baseline);
 ///   2. a private histogram per block in shared memory, written out and summed
 ///      by a second kernel, or merged with one global atomicAdd per bin per block;
-///   3. against contention (every byte in one bin): __match_any_sync
-///      aggregation inside a warp, and the reference's design, one copy of the
-///      histogram per lane in shared memory, laid out so that the 32 lanes of
-///      a warp never share a bank;
+///   3. against collisions in shared memory: __match_any_sync aggregation
+///      inside a warp, and the reference's design, one copy of the histogram
+///      per lane in shared memory, laid out so that the 32 lanes of a warp
+///      never share a bank;
 ///   4. the three 256-bin histograms of an RGBA image, one pixel (4 bytes) per load;
 ///   5. 65536 bins of 16-bit values, too many for shared memory: global atomics
 ///      aggregated in the warp.

@@ -250,9 +250,11 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 
 // WALKTHROUGH: match-any
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: The result of count_bytes_merged, but the lanes of a warp that hold equal bytes make one shared
-  // HOLE: atomic together (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call
-  // HOLE: must execute it, also a lane with no vector left; the head and tail bytes need no match.
+  // HOLE: The result of count_bytes_merged, the bulk read as in add_share_to_block_histogram
+  // HOLE: (split_for_vectors, one uint4 load per vector), but the lanes of a warp that hold equal bytes
+  // HOLE: make one shared atomic together (__match_any_sync, leader_of). Every lane named in the mask of
+  // HOLE: a *_sync call must execute it, also a lane with no vector left; the head and tail bytes need
+  // HOLE: no match.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -319,9 +321,11 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // HOLE: The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
-  // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot), each thread keeping
-  // HOLE: kVectorsPerThread vector loads in flight before it counts; thread k adds the copies of bin k,
-  // HOLE: read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
+  // HOLE: split_for_vectors come in chunks of kThreadsPerBlock * kVectorsPerThread; block b takes chunks
+  // HOLE: b, b + gridDim.x, ...; in a chunk, thread t loads vectors t, t + kThreadsPerBlock, ... (its
+  // HOLE: kVectorsPerThread), all of them before it counts any. Thread k adds the copies of bin k, read
+  // HOLE: in merge_lane() order, to bins[k]. Every thread reaches every barrier.
   __shared__ std::uint32_t copies[kLaneCopySlots];
   for (int slot = static_cast<int>(threadIdx.x); slot < kLaneCopySlots; slot += kThreadsPerBlock)
     copies[slot] = 0;
