@@ -1,8 +1,9 @@
 // Lab 02 experiment: how fast is a*b+c, and which launch configurations reach
 // the memory's speed of light? Run: ./workbook bench abc
-// Besides your two launchers it times the grid-stride kernel with other grids
-// and a kernel written here in which each thread owns a contiguous chunk, for
-// the handout's questions. Then a sweep over
+// It times the grid-stride kernel with a single block first (the handout
+// predicts the next rows from it), then with 1 to 16 blocks per SM, then your
+// two launchers and a kernel written here in which each thread owns a
+// contiguous chunk, for the handout's questions. Then a sweep over
 // n = 2^10 ... 2^28 shows where the launch overhead ends and the bandwidth
 // begins, with a device-to-device copy of the same bytes as the yardstick; its
 // results are checked against the host, and a wrong one makes the program exit 1.
@@ -201,10 +202,12 @@ int main() {
       print_row(name, t, workbook::gigabytes_per_second(bytes, t.median_ms), copy_gbps);
       record("variants", name, n, t);
     };
-    run("your one thread per element",
-        [&] { abc::launch_abc_one_per_element(a.data(), b.data(), c.data(), d.data(), n); });
-    run("your grid-stride loop",
-        [&] { abc::launch_abc_grid_stride(a.data(), b.data(), c.data(), d.data(), n); });
+    // The single block first: the handout's Speed of light reads the latency off it
+    // and predicts the rows after it.
+    run("grid-stride, a single block of 256", [&] {
+      abc::abc_grid_stride<<<1, 256>>>(a.data(), b.data(), c.data(), d.data(), n);
+      CUDA_CHECK_LAUNCH("abc_grid_stride");
+    });
     for (int blocks_per_sm : {1, 2, 4, 8, 16}) {
       const std::string name = "grid-stride, " + std::to_string(blocks_per_sm) + " block(s) of 256 per SM";
       run(name.c_str(), [&] {
@@ -213,10 +216,10 @@ int main() {
         CUDA_CHECK_LAUNCH("abc_grid_stride");
       });
     }
-    run("grid-stride, a single block of 256", [&] {
-      abc::abc_grid_stride<<<1, 256>>>(a.data(), b.data(), c.data(), d.data(), n);
-      CUDA_CHECK_LAUNCH("abc_grid_stride");
-    });
+    run("your one thread per element",
+        [&] { abc::launch_abc_one_per_element(a.data(), b.data(), c.data(), d.data(), n); });
+    run("your grid-stride loop",
+        [&] { abc::launch_abc_grid_stride(a.data(), b.data(), c.data(), d.data(), n); });
     run("contiguous chunk per thread (uncoalesced)", [&] {
       abc_chunk_per_thread<<<gpu.sm_count * 8, 256>>>(a.data(), b.data(), c.data(), d.data(), n);
       CUDA_CHECK_LAUNCH("abc_chunk_per_thread");
