@@ -207,8 +207,8 @@ __global__ void compute_node_boxes(const Aabb* object_boxes, const std::uint32_t
   // TODO(12): Fill node_boxes[] bottom-up, one thread per leaf: leaf node n - 1 + i gets the box of object
   //           objects[i], each internal node the merge() of its children's boxes, written by the second of
   //           the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
-  //           A box another thread wrote must be visible before it is read: __threadfence(), and
-  //           load_box_from_l2() for the read.
+  //           A box another thread wrote is read only once it is visible (the handout's Background,
+  //           "Boxes bottom-up").
 }
 
 void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* objects,

@@ -182,8 +182,8 @@ __host__ __device__ std::uint32_t expand_bits(std::uint32_t v);
 __host__ __device__ std::uint32_t cell_of(float x, float lo, float hi);
 
 /// @brief The 30-bit Morton code of @p box: the cells of its centroid() on
-/// x, y and z in @p scene (cell_of()), each expanded, interleaved with x's
-/// bits highest: (expand_bits(cx) << 2) | (expand_bits(cy) << 1) | expand_bits(cz).
+/// x, y and z in @p scene (cell_of()), each expanded by expand_bits() and
+/// interleaved, x's bit highest in every group of three, then y's, then z's.
 /// @param[in] box An object's box.
 /// @param[in] scene The box around all objects.
 /// @return The code, below 2^30.

@@ -324,8 +324,8 @@ __global__ void compute_node_boxes(const Aabb* object_boxes, const std::uint32_t
   // HOLE: Fill node_boxes[] bottom-up, one thread per leaf: leaf node n - 1 + i gets the box of object
   // HOLE: objects[i], each internal node the merge() of its children's boxes, written by the second of
   // HOLE: the two threads to arrive there (counted in arrivals[]); the first stops, no thread waits.
-  // HOLE: A box another thread wrote must be visible before it is read: __threadfence(), and
-  // HOLE: load_box_from_l2() for the read.
+  // HOLE: A box another thread wrote is read only once it is visible (the handout's Background,
+  // HOLE: "Boxes bottom-up").
   const std::size_t thread = global_thread();
   if (thread >= n) return;
   const auto i = static_cast<std::uint32_t>(thread);
