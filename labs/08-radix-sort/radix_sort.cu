@@ -289,7 +289,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   // TODO(10): Write each of the tile's keys below n to keys_out at digit_offsets[d * tiles_for(n) +
   //           blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
   //           Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
-  //           threads store neighbouring addresses. Every thread reaches every barrier.
+  //           threads store neighbouring addresses. Every thread reaches every barrier. Static shared memory
+  //           is at most 48 KB per block: the sorted tile (16 KB), one base per digit (1 KB) and
+  //           rank_tile_by_digit's counters (8 KB) make 25 KB.
 }
 
 void launch_scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,
@@ -321,7 +323,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
                            std::uint32_t* values_out) {
   // TODO(12): As scatter_by_digit, and values_out gets each key's value (values_in at the key's input
   //           index) at the same position as the key. The value loads are in flight while the tile is
-  //           ranked, and the stores of both arrays stay coalesced.
+  //           ranked, and the stores of both arrays stay coalesced. Of the 48 KB of static shared memory a
+  //           block may have, the scatter of keys takes 25 KB and a second tile for the values 16 KB: 41 KB,
+  //           so nothing else of that size fits.
 }
 
 void launch_scatter_pairs_by_digit(const std::uint32_t* keys_in, const std::uint32_t* values_in,

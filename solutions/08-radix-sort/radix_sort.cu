@@ -426,7 +426,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   // HOLE: Write each of the tile's keys below n to keys_out at digit_offsets[d * tiles_for(n) +
   // HOLE: blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
   // HOLE: Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
-  // HOLE: threads store neighbouring addresses. Every thread reaches every barrier.
+  // HOLE: threads store neighbouring addresses. Every thread reaches every barrier. Static shared memory
+  // HOLE: is at most 48 KB per block: the sorted tile (16 KB), one base per digit (1 KB) and
+  // HOLE: rank_tile_by_digit's counters (8 KB) make 25 KB.
   __shared__ std::uint32_t sorted_keys[kTileSize];
   __shared__ std::uint32_t digit_base[kRadix];
   const std::uint32_t offset = digit_offsets[threadIdx.x * tiles_for(n) + blockIdx.x];
@@ -498,7 +500,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
                            std::uint32_t* values_out) {
   // HOLE: As scatter_by_digit, and values_out gets each key's value (values_in at the key's input
   // HOLE: index) at the same position as the key. The value loads are in flight while the tile is
-  // HOLE: ranked, and the stores of both arrays stay coalesced.
+  // HOLE: ranked, and the stores of both arrays stay coalesced. Of the 48 KB of static shared memory a
+  // HOLE: block may have, the scatter of keys takes 25 KB and a second tile for the values 16 KB: 41 KB,
+  // HOLE: so nothing else of that size fits.
   __shared__ std::uint32_t sorted_keys[kTileSize];
   __shared__ std::uint32_t sorted_values[kTileSize];
   __shared__ std::uint32_t digit_base[kRadix];
