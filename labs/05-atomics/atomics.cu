@@ -180,8 +180,9 @@ unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
 // Part 2: block-level aggregation
 
 __global__ void count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count) {
-  // TODO(9): Add the number of odd values[i], i < n, to *count with at most ONE global atomic per block:
-  //          the block counts in shared memory first. Every thread of the block reaches every barrier.
+  // TODO(9): Add the number of odd values[i] (the header's is_odd), i < n, to *count with at most ONE
+  //          global atomic per block: the block counts in shared memory first. Every thread of the block
+  //          reaches every barrier.
 }
 
 void launch_count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count,
@@ -213,8 +214,9 @@ __host__ __device__ int leader_of(unsigned mask) {
 }
 
 __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // TODO(13): Append every odd values[i], i < n, to out, one atomic per kept value: each gets a position
-  //           of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
+  // TODO(13): Append every odd values[i] (the header's is_odd), i < n, to out, one atomic per kept value:
+  //           each gets a position of its own from *out_count, which ends advanced by the number kept. Any
+  //           order, no gaps.
 }
 
 __global__ void filter_odd_warp_aggregated(const int* values, std::size_t n, int* out, unsigned* out_count) {

@@ -230,8 +230,9 @@ unsigned count_in_mapped_memory(std::size_t n, unsigned initial) {
 
 // WALKTHROUGH: block-count
 __global__ void count_odd_block_aggregated(const int* values, std::size_t n, unsigned* count) {
-  // HOLE: Add the number of odd values[i], i < n, to *count with at most ONE global atomic per block:
-  // HOLE: the block counts in shared memory first. Every thread of the block reaches every barrier.
+  // HOLE: Add the number of odd values[i] (the header's is_odd), i < n, to *count with at most ONE
+  // HOLE: global atomic per block: the block counts in shared memory first. Every thread of the block
+  // HOLE: reaches every barrier.
   __shared__ unsigned block_count;
   if (threadIdx.x == 0) block_count = 0;
   __syncthreads();
@@ -279,8 +280,9 @@ __host__ __device__ int leader_of(unsigned mask) {
 }
 
 __global__ void filter_odd_per_thread(const int* values, std::size_t n, int* out, unsigned* out_count) {
-  // HOLE: Append every odd values[i], i < n, to out, one atomic per kept value: each gets a position
-  // HOLE: of its own from *out_count, which ends advanced by the number kept. Any order, no gaps.
+  // HOLE: Append every odd values[i] (the header's is_odd), i < n, to out, one atomic per kept value:
+  // HOLE: each gets a position of its own from *out_count, which ends advanced by the number kept. Any
+  // HOLE: order, no gaps.
   const std::size_t i = global_index();
   if (i >= n) return;
   const int value = values[i];
