@@ -175,7 +175,8 @@ __global__ void count_bytes_per_block(const std::uint8_t* in, std::size_t n, std
 // WALKTHROUGH: sum-blocks
 __global__ void sum_block_histograms(const std::uint32_t* block_bins, int blocks, std::uint32_t* bins) {
   // HOLE: One block of kBins threads, one per bin: bins[k] = the sum of bin k over the first `blocks`
-  // HOLE: rows of block_bins, every bin written (0 for blocks = 0). A warp's loads read whole lines.
+  // HOLE: rows of block_bins, every bin written (0 for blocks = 0). A warp's loads read whole lines; each
+  // HOLE: thread keeps 8 loads in flight (#pragma unroll 8 on its loop).
   const int bin = static_cast<int>(threadIdx.x);
   std::uint32_t total = 0;
   // The loads are independent: unrolled, several are in flight at once.
