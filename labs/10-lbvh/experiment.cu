@@ -5,7 +5,7 @@
 // unit cube, sized so that each overlaps about 8 others (side (8/n)^(1/3) / 2):
 //   1. the build, phase by phase (scene box, codes, sort, hierarchy, boxes),
 //      each timed alone, and the whole Lbvh::build; the sort is one
-//      cub::DeviceRadixSort::SortPairs (the provided phase 2), the yardstick:
+//      cub::DeviceRadixSort::SortPairs (the provided phase 3), the yardstick:
 //      "sorts" is the build's time in sorts, the rubric's ratio its inverse;
 //   2. the query: query_overlapping_pairs and the uniform grid of
 //      tests/grid_yardstick.cuh on the same scene, the pairs each found and

@@ -39,7 +39,7 @@ void check_pointer(const void* pointer, std::size_t n, const char* caller, const
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// Part 1: scene box and Morton codes
+// Phases 1 and 2: scene box and Morton codes
 
 __host__ __device__ std::uint32_t expand_bits(std::uint32_t v) {
   // TODO(1): Return the low 10 bits of v spread out so that bit k lands at bit 3k, two zero bits after
@@ -110,7 +110,7 @@ void launch_compute_morton_codes(const Aabb* boxes, std::uint32_t n, const Aabb*
 }
 
 // ---------------------------------------------------------------------------
-// Part 2: the sort, and the whole build (sort_pairs_by_code() is provided in
+// Phase 3: the sort, and the whole build (sort_pairs_by_code() is provided in
 // lbvh_sort.cuh; its declaration in lbvh.cuh is all this file sees)
 
 void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
@@ -129,7 +129,7 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 3: the hierarchy (Karras 2012). Positions are int: n < 2^31.
+// Phase 4: the hierarchy (Karras 2012). Positions are int: n < 2^31.
 
 __host__ __device__ int common_prefix(const std::uint32_t* codes, int n, int i, int j) {
   // TODO(8): Return δ(i, j) as lbvh.cuh defines it: the leading bits that keys i and j share, the key of a
@@ -186,7 +186,7 @@ void launch_build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, st
 }
 
 // ---------------------------------------------------------------------------
-// Part 4: boxes, bottom-up
+// Phase 5: boxes, bottom-up
 
 namespace {
 
@@ -222,7 +222,7 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
 }
 
 // ---------------------------------------------------------------------------
-// Part 5: overlapping pairs
+// The query: overlapping pairs
 
 namespace {
 

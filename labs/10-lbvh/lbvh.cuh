@@ -7,21 +7,21 @@
 /// whose box it overlaps. The lab builds one on the GPU the "linear" way
 /// (Lauterbach et al.; Karras 2012; Apetrei 2014), in five phases, and uses it
 /// for broad-phase collision detection: every pair of overlapping objects.
-/// 1. **Scene box and Morton codes.** The box around all objects (a device
-///    reduction), then for each object a 30-bit Morton code of its centroid
-///    normalised to that box: 10 bits per axis, interleaved, so that sorting
-///    the codes puts objects that are close in space close in the order.
-/// 2. **Sort** the codes, each carrying its object's index (provided:
+/// 1. **Scene box**: the box around all objects (a device reduction).
+/// 2. **Morton codes**: for each object a 30-bit code of its centroid
+///    normalised to the scene box: 10 bits per axis, interleaved, so that
+///    sorting the codes puts objects that are close in space close in the order.
+/// 3. **Sort** the codes, each carrying its object's index (provided:
 ///    sort_pairs_by_code(), one cub::DeviceRadixSort::SortPairs, is the
 ///    yardstick the whole build is timed against).
-/// 3. **Hierarchy** (Karras): internal node i, one thread each, finds its
+/// 4. **Hierarchy** (Karras): internal node i, one thread each, finds its
 ///    range of sorted leaves from the longest common prefixes of neighbouring
 ///    codes, then its split inside the range; no node waits for another.
-/// 4. **Boxes** bottom-up: one thread per leaf climbs towards the root; at
+/// 5. **Boxes** bottom-up: one thread per leaf climbs towards the root; at
 ///    each node the first thread to arrive stops and the second computes the
 ///    union of the two children (an atomic counter per internal node).
-/// 5. **Pairs**: every leaf queries the tree with its own box, with an
-///    explicit stack, and reports each overlapping pair once.
+/// Then the **query** (not a phase of the build): every leaf queries the tree
+/// with its own box, with an explicit stack, and reports each overlapping pair once.
 ///
 /// Conventions of the whole lab:
 /// - Node numbering: the n - 1 internal nodes are 0 .. n - 2 (node 0 is the
@@ -163,7 +163,7 @@ __host__ __device__ inline int count_leading_zeros(std::uint32_t bits) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 1: scene box and Morton codes
+// Phases 1 and 2: scene box and Morton codes
 
 /// @brief Spreads the low 10 bits of @p v so that bit k moves to bit 3k and
 /// two zero bits follow each: 0b1011 becomes 0b001'000'001'001.
@@ -230,7 +230,7 @@ void launch_compute_morton_codes(const Aabb* boxes, std::uint32_t n, const Aabb*
                                  std::uint32_t* indices, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
-// Part 2: the sort (provided: defined in lbvh_sort.cuh, which calls CUB; your
+// Phase 3: the sort (provided: defined in lbvh_sort.cuh, which calls CUB; your
 // file calls these two functions and never includes that header)
 
 /// @brief Bytes of temporary device storage sort_pairs_by_code() needs for
@@ -258,7 +258,7 @@ void sort_pairs_by_code(const std::uint32_t* codes_in, const std::uint32_t* indi
                         std::size_t temp_bytes, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
-// Part 3: the hierarchy (Karras 2012)
+// Phase 4: the hierarchy (Karras 2012)
 
 /// @brief The length of the longest common prefix of sorted keys i and j,
 /// δ(i, j), where the key of position k is codes[k] extended by k itself
@@ -320,7 +320,7 @@ void launch_build_internal_nodes(const std::uint32_t* codes, std::uint32_t n, st
                                  cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
-// Part 4: boxes, bottom-up
+// Phase 5: boxes, bottom-up
 
 /// @brief One thread per leaf i: node_boxes[n - 1 + i] = object_boxes[objects[i]],
 /// then it climbs: at each parent it increments that node's arrival counter;
@@ -357,7 +357,7 @@ void launch_compute_node_boxes(const Aabb* object_boxes, const std::uint32_t* ob
                                Aabb* node_boxes, cudaStream_t stream = nullptr);
 
 // ---------------------------------------------------------------------------
-// Part 5: overlapping pairs
+// The query: overlapping pairs
 
 /// @brief What the query reads of a built tree: device pointers and the
 /// object count, passed by value to the kernel.
@@ -478,37 +478,37 @@ class Lbvh {
   /// @brief Device pointer to the scene box (phase 1).
   /// @return The device pointer.
   Aabb* scene() noexcept { return scene_.data(); }
-  /// @brief Device array of max_n() codes in object order (phase 1).
+  /// @brief Device array of max_n() codes in object order (phase 2).
   /// @return The device pointer.
   std::uint32_t* codes() noexcept { return codes_.data(); }
-  /// @brief Device array of max_n() object indices 0, 1, ... (phase 1: the sort's values).
+  /// @brief Device array of max_n() object indices 0, 1, ... (phase 2: the sort's values).
   /// @return The device pointer.
   std::uint32_t* indices() noexcept { return indices_.data(); }
-  /// @brief Device array of max_n() sorted codes (phase 2).
+  /// @brief Device array of max_n() sorted codes (phase 3).
   /// @return The device pointer.
   std::uint32_t* sorted_codes() noexcept { return sorted_codes_.data(); }
-  /// @brief Device array of max_n() objects of the sorted leaves (phase 2).
+  /// @brief Device array of max_n() objects of the sorted leaves (phase 3).
   /// @return The device pointer.
   std::uint32_t* objects() noexcept { return objects_.data(); }
-  /// @brief Device array of max_n() - 1 left children (phase 3).
+  /// @brief Device array of max_n() - 1 left children (phase 4).
   /// @return The device pointer.
   std::uint32_t* left() noexcept { return left_.data(); }
-  /// @brief Device array of max_n() - 1 right children (phase 3).
+  /// @brief Device array of max_n() - 1 right children (phase 4).
   /// @return The device pointer.
   std::uint32_t* right() noexcept { return right_.data(); }
-  /// @brief Device array of max_n() - 1 rightmost leaves (phase 3).
+  /// @brief Device array of max_n() - 1 rightmost leaves (phase 4).
   /// @return The device pointer.
   std::uint32_t* last() noexcept { return last_.data(); }
-  /// @brief Device array of 2 max_n() - 1 parents (phase 3).
+  /// @brief Device array of 2 max_n() - 1 parents (phase 4).
   /// @return The device pointer.
   std::uint32_t* parent() noexcept { return parent_.data(); }
-  /// @brief Device array of max_n() - 1 arrival counters (phase 4).
+  /// @brief Device array of max_n() - 1 arrival counters (phase 5).
   /// @return The device pointer.
   std::uint32_t* arrivals() noexcept { return arrivals_.data(); }
-  /// @brief Device array of 2 max_n() - 1 node boxes (phase 4).
+  /// @brief Device array of 2 max_n() - 1 node boxes (phase 5).
   /// @return The device pointer.
   Aabb* boxes() noexcept { return boxes_.data(); }
-  /// @brief Temporary storage of the sort (phase 2).
+  /// @brief Temporary storage of the sort (phase 3).
   /// @return The device pointer.
   void* sort_temp() noexcept { return sort_temp_.data(); }
   /// @brief Bytes of sort_temp().

@@ -7,7 +7,7 @@
 // The yardstick runs first, alternately with your code, and every run's
 // output is checked.
 // - The build against one cub::DeviceRadixSort::SortPairs of 2^20 random
-//   30-bit codes (the provided sort_pairs_by_code(), the build's own phase 2;
+//   30-bit codes (the provided sort_pairs_by_code(), the build's own phase 3;
 //   the Morton codes of uniform points are uniform 30-bit values): the ratio
 //   is sort time / build time, so 0.2 means the build takes 5 sorts. Each
 //   run's tree must pass the validator on that run's boxes, with its leaves

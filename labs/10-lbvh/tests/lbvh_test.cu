@@ -94,7 +94,7 @@ std::string pair_text(std::uint64_t key) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 1 on the host: the Morton helpers
+// Phases 1 and 2 on the host: the Morton helpers
 
 TEST(MortonHelpers, ExpandBitsMovesBitKToBit3K) {
   for (std::uint32_t v = 0; v < 1024; ++v) {
@@ -143,7 +143,7 @@ TEST(MortonHelpers, MortonCodeInterleavesXHighestThenYThenZ) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 1 on the GPU: the scene box and the codes
+// Phases 1 and 2 on the GPU: the scene box and the codes
 
 const std::size_t kReduceSizes[] = {
     1, 2, 31, 32, 33, 255, 256, 257, 1000, 100003, std::size_t{1} << 18, (std::size_t{1} << 20) + 3};
@@ -193,7 +193,7 @@ TEST_P(MortonCodes, MatchTheHostForEveryObject) {
 INSTANTIATE_TEST_SUITE_P(Sizes, MortonCodes, ::testing::ValuesIn(kReduceSizes), size_name);
 
 // ---------------------------------------------------------------------------
-// Part 2: the sort inside build(), and build()'s arguments
+// Phase 3: the sort inside build(), and build()'s arguments
 
 const std::size_t kTreeSizes[] = {1, 2, 3, 31, 32, 33, 255, 256, 257, 1000, 4096, 100003};
 
@@ -252,7 +252,7 @@ TEST_F(NullBoxes, AreRejectedWhenThereAreObjects) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 3 on the host: δ, ranges and splits against the reference tree
+// Phase 4 on the host: δ, ranges and splits against the reference tree
 
 TEST(CommonPrefix, CountsEqualLeadingBitsAndExtendsEqualCodesByPosition) {
   const std::uint32_t codes[] = {0b00001, 0b00010, 0b00100, 0b00101, 0b10011, 0b11000, 0b11001, 0b11110};
@@ -325,7 +325,7 @@ TEST(KarrasRange, AndSplitMatchTheReferenceTreeOnEveryNode) {
 }
 
 // ---------------------------------------------------------------------------
-// Part 3 on the GPU: the kernel against the reference tree
+// Phase 4 on the GPU: the kernel against the reference tree
 
 class Hierarchy : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 
@@ -353,7 +353,7 @@ TEST_P(Hierarchy, MatchesTheReferenceTreeExactly) {
 INSTANTIATE_TEST_SUITE_P(Sizes, Hierarchy, ::testing::ValuesIn(kTreeSizes), size_name);
 
 // ---------------------------------------------------------------------------
-// Part 4: boxes bottom-up on the reference tree, then whole builds validated
+// Phase 5: boxes bottom-up on the reference tree, then whole builds validated
 
 class NodeBoxes : public GpuTest, public ::testing::WithParamInterface<std::size_t> {};
 
@@ -422,7 +422,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, Build,
                          scene_case_name);
 
 // ---------------------------------------------------------------------------
-// Part 5: the query on reference trees (uploaded), so it is graded on its own
+// The query on reference trees (uploaded), so it is graded on its own
 
 // A tree on the device, made on the host. The host arrays are kept to check
 // that the query leaves the tree as it was uploaded.
