@@ -15,8 +15,8 @@ namespace abc {
 
 /// @brief Threads per block of both kernels. 256 is a multiple of the warp
 /// size, and whole blocks of it fill an SM on every GPU the course supports:
-/// an SM holds 2048 threads on sm_80 and sm_90 (8 such blocks), 1536 on sm_86,
-/// sm_89 and sm_120 (6) and 1024 on sm_75 (4). Ask your GPU:
+/// an SM holds 2048 threads on sm_80, sm_90 and sm_100 (8 such blocks), 1536
+/// on sm_86, sm_89 and sm_120 (6) and 1024 on sm_75 (4). Ask your GPU:
 /// cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerMultiProcessor, device),
 /// or cudaOccupancyMaxActiveBlocksPerMultiprocessor for a given kernel.
 constexpr int kThreadsPerBlock = 256;
