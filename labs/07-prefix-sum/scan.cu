@@ -346,14 +346,15 @@ __device__ int look_back(const unsigned long long* tile_status, long long tile) 
 [[maybe_unused]] constexpr int kSinglePassWarps = kSinglePassThreads / kWarpSize;
 [[maybe_unused]] constexpr int kSinglePassWarpTile = kWarpSize * kSinglePassItems;
 static_assert(kSinglePassItems % kVectorWidth == 0, "a thread owns whole groups");
-// 6 blocks of 256 threads per SM cap the kernel at 65536 / (6 * 256) = 42
+// 6 blocks of 256 threads per SM cap the kernel at 65536 / (6 * 256) = 42.7
 // registers per thread, which the hardware's allocation rounds down to 40.
-// That is not free of spills: nvcc 13.0 for sm_90 (and sm_80) reports 40
-// registers and 8 bytes of spill stores and loads per thread (-Xptxas -v, an
-// 8-byte stack frame); with 5 blocks (48 registers) it reports no spill. The
-// handout's figures were measured with 6. A Turing SM (sm_75) holds only 1024
-// threads, so 4 blocks there; the macro is defined only while nvcc compiles
-// device code, once per target architecture.
+// Under that cap nvcc 13.0 for sm_90 (and sm_80) reports 40 registers and 8
+// bytes of spill stores and loads per thread (-Xptxas -v, an 8-byte stack
+// frame); without the bound it also uses 40 and spills nothing, and with 5
+// blocks (48 registers) it spills nothing either. The handout's figures were
+// measured with 6. A Turing SM (sm_75) holds only 1024 threads, so 4 blocks
+// there; the macro is defined only while nvcc compiles device code, once per
+// target architecture.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 constexpr int kMinBlocksPerSmSinglePass = 4;
 #else
