@@ -290,8 +290,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   //           blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
   //           Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
   //           threads store neighbouring addresses. Every thread reaches every barrier. Static shared memory
-  //           is at most 48 KB per block: the sorted tile (16 KB), one base per digit (1 KB) and
-  //           rank_tile_by_digit's counters (8 KB) make 25 KB.
+  //           is at most 48 KB per block: the sorted tile (16 KB), one base per digit (its offset minus its
+  //           start in the sorted tile, 1 KB) and rank_tile_by_digit's counters (8 KB) make 25 KB.
 }
 
 void launch_scatter_by_digit(const std::uint32_t* keys_in, std::size_t n, int shift,

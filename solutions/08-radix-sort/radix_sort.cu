@@ -427,8 +427,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   // HOLE: blockIdx.x] + r, d being its digit and r the number of the tile's earlier keys of digit d.
   // HOLE: Rank with rank_tile_by_digit and sort the tile in shared memory first, so that neighbouring
   // HOLE: threads store neighbouring addresses. Every thread reaches every barrier. Static shared memory
-  // HOLE: is at most 48 KB per block: the sorted tile (16 KB), one base per digit (1 KB) and
-  // HOLE: rank_tile_by_digit's counters (8 KB) make 25 KB.
+  // HOLE: is at most 48 KB per block: the sorted tile (16 KB), one base per digit (its offset minus its
+  // HOLE: start in the sorted tile, 1 KB) and rank_tile_by_digit's counters (8 KB) make 25 KB.
   __shared__ std::uint32_t sorted_keys[kTileSize];
   __shared__ std::uint32_t digit_base[kRadix];
   const std::uint32_t offset = digit_offsets[threadIdx.x * tiles_for(n) + blockIdx.x];
