@@ -144,10 +144,12 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
 // line), and a warp's items, taken k by k and lane by lane, are in input order.
 
 // Blocks of kThreadsPerBlock that each SM should hold at once, which caps the
-// sort kernels at 80 registers per thread (65536 / 768): without the cap nvcc
-// gives the scatter kernels about 100, and an SM then holds only 2 blocks (16
-// warps), few to keep loads in flight while the other blocks rank their
-// tiles. A cap of 64 (4 blocks) made nvcc spill registers to local memory.
+// sort kernels at 80 registers per thread: 65536 registers over 768 threads
+// is 85.3, and registers are allocated in units of 8 per thread (256 per
+// warp), so 80. Without the cap nvcc gives the scatter kernels about 100, and
+// an SM then holds only 2 blocks (16 warps), few to keep loads in flight while
+// the other blocks rank their tiles. A cap of 64 (4 blocks) made nvcc spill
+// registers to local memory.
 // 3 x 256 threads fit every GPU of the course (sm_75 holds 1024 threads).
 constexpr int kMinBlocksPerSm = 3;
 

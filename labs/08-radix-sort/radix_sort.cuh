@@ -193,10 +193,10 @@ __global__ void flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit
 void launch_flag_zero_bits(const std::uint32_t* keys, std::size_t n, int bit, std::uint32_t* flags,
                            cudaStream_t stream = nullptr);
 
-/// @brief One thread per key: the stable split. With z = *zero_count keys
-/// whose bit is 0 and f = zero_offsets[i] (the keys with bit 0 before key i),
-/// key i goes to keys_out[f] when its bit is 0, and to
-/// keys_out[z + (i - f)] when it is 1 (i - f keys with bit 1 come before it).
+/// @brief One thread per key: the stable split. Keys whose bit is 0 come
+/// first, then those whose bit is 1, each group in input order; *zero_count
+/// is the number of keys whose bit is 0 and zero_offsets[i] the number of
+/// them before key i.
 /// @param[in] keys_in Device array of n keys.
 /// @param[in] n Number of keys.
 /// @param[in] bit The bit tested, 0 to 31.
