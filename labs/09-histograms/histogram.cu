@@ -189,11 +189,11 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 // Part 3: contention
 
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // TODO(7): The result of count_bytes_merged, the bulk read as in add_share_to_block_histogram
-  //          (split_for_vectors, one uint4 load per vector), but the lanes of a warp that hold equal bytes
-  //          make one shared atomic together (__match_any_sync, leader_of). Every lane named in the mask of
-  //          a *_sync call must execute it, also a lane with no vector left; the head and tail bytes need
-  //          no match.
+  // TODO(7): The result of count_bytes_merged, the bulk split as in add_share_to_block_histogram
+  //          (split_for_vectors, one uint4 load per vector) but in a loop per warp, one vector per lane per
+  //          round, and the lanes of a warp that hold equal bytes make one shared atomic together
+  //          (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call must execute it,
+  //          also a lane with no vector left; the head and tail bytes need no match.
 }
 
 __host__ __device__ int lane_copy_slot(int bin, int lane) {
@@ -287,10 +287,12 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(13): Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
-  //           global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
-  //           atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight, and at
-  //           each of them the 32 lanes of a warp read 32 consecutive values (so that equal neighbours meet
-  //           in one match); every lane named in the mask of a *_sync call must execute it.
+  //           global atomics (too many bins for shared memory); lanes of a warp holding equal values make
+  //           one atomic together (__match_any_sync). The rounds start at the warp's first index (the grid
+  //           index of its lane 0) and step by the grid's threads times kWideItemsPerThread. In a round each
+  //           lane has kWideItemsPerThread loads in flight, a grid width apart, and at each of them the 32
+  //           lanes of a warp read 32 consecutive values (so that equal neighbours meet in one match); every
+  //           lane named in the mask of a *_sync call must execute it.
 }
 
 void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,

@@ -251,11 +251,11 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 
 // WALKTHROUGH: match-any
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
-  // HOLE: The result of count_bytes_merged, the bulk read as in add_share_to_block_histogram
-  // HOLE: (split_for_vectors, one uint4 load per vector), but the lanes of a warp that hold equal bytes
-  // HOLE: make one shared atomic together (__match_any_sync, leader_of). Every lane named in the mask of
-  // HOLE: a *_sync call must execute it, also a lane with no vector left; the head and tail bytes need
-  // HOLE: no match.
+  // HOLE: The result of count_bytes_merged, the bulk split as in add_share_to_block_histogram
+  // HOLE: (split_for_vectors, one uint4 load per vector) but in a loop per warp, one vector per lane per
+  // HOLE: round, and the lanes of a warp that hold equal bytes make one shared atomic together
+  // HOLE: (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call must execute it,
+  // HOLE: also a lane with no vector left; the head and tail bytes need no match.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -459,10 +459,12 @@ void rgb_histogram(const std::uint32_t* pixels, std::size_t pixel_count, std::ui
 // WALKTHROUGH: wide
 __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins) {
   // HOLE: Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
-  // HOLE: global atomics (too many bins for shared memory); lanes of a warp holding equal values make one
-  // HOLE: atomic together (__match_any_sync). Each lane has kWideItemsPerThread loads in flight, and at
-  // HOLE: each of them the 32 lanes of a warp read 32 consecutive values (so that equal neighbours meet
-  // HOLE: in one match); every lane named in the mask of a *_sync call must execute it.
+  // HOLE: global atomics (too many bins for shared memory); lanes of a warp holding equal values make
+  // HOLE: one atomic together (__match_any_sync). The rounds start at the warp's first index (the grid
+  // HOLE: index of its lane 0) and step by the grid's threads times kWideItemsPerThread. In a round each
+  // HOLE: lane has kWideItemsPerThread loads in flight, a grid width apart, and at each of them the 32
+  // HOLE: lanes of a warp read 32 consecutive values (so that equal neighbours meet in one match); every
+  // HOLE: lane named in the mask of a *_sync call must execute it.
   const int lane = lane_index();
   const std::size_t step = grid_threads();
   const std::size_t round = step * kWideItemsPerThread;
