@@ -149,8 +149,9 @@ void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScra
              std::uint32_t* kept_count, cudaStream_t stream) {
   check_capacity(n, scratch, "compact");
   // TODO(7): The three phases, all on `stream`: nothing allocated, nothing waited for. Use the launchers
-  //          above and the scratch (its tile_counts() and count_scan()). *kept_count ends as the number
-  //          kept, n = 0 included: phase (b) gives it, no kernel of yours.
+  //          above and the scratch (its tile_counts() and count_scan(); phase (b) scans tiles_for(n)
+  //          counts, one per tile). *kept_count ends as the number kept, n = 0 included: phase (b) gives
+  //          it, no kernel of yours.
 }
 
 // ---------------------------------------------------------------------------

@@ -265,8 +265,9 @@ void compact(const int* in, std::size_t n, KeepIf keep, int* out, CompactionScra
              std::uint32_t* kept_count, cudaStream_t stream) {
   check_capacity(n, scratch, "compact");
   // HOLE: The three phases, all on `stream`: nothing allocated, nothing waited for. Use the launchers
-  // HOLE: above and the scratch (its tile_counts() and count_scan()). *kept_count ends as the number
-  // HOLE: kept, n = 0 included: phase (b) gives it, no kernel of yours.
+  // HOLE: above and the scratch (its tile_counts() and count_scan(); phase (b) scans tiles_for(n)
+  // HOLE: counts, one per tile). *kept_count ends as the number kept, n = 0 included: phase (b) gives
+  // HOLE: it, no kernel of yours.
   launch_count_kept_per_tile(in, n, keep, scratch.tile_counts(), stream);
   scratch.count_scan().exclusive(scratch.tile_counts(), scratch.tile_counts(), tiles_for(n), kept_count,
                                  stream);
