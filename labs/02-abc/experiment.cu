@@ -1,5 +1,5 @@
 // Lab 02 experiment: how fast is a*b+c, and which launch configurations reach
-// the memory's speed of light? Run: ./workbook bench abc
+// the yardstick, the copy bandwidth? Run: ./workbook bench abc
 // It times the grid-stride kernel with a single block first (the handout
 // predicts the next rows from it), then with 1 to 16 blocks per SM, then your
 // two launchers and a kernel written here in which each thread owns a
