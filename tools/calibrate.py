@@ -39,6 +39,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import grade_batch  # noqa: E402  (resolve_labs: the grader's lab names)
 FRACTION = 0.8  # the reference keeps 1 / 0.8 = 1.25 times the target over its worst run
 RUNS = 3
 
@@ -175,12 +177,10 @@ def main(argv: list[str]) -> int:
             base = json.loads(base_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise CalibrationError(f"{base_path}: cannot read the base rubric: {error}")
-        labs = [lab for lab in base["labs"] if not args.labs or any(
-            name in (lab, lab[:2], lab[3:]) or (name.isdigit() and int(name) == int(lab[:2])) for name in args.labs)]
-        unknown = [name for name in args.labs if not any(
-            name in (lab, lab[:2], lab[3:]) or (name.isdigit() and int(name) == int(lab[:2])) for lab in base["labs"])]
-        if unknown:
-            raise CalibrationError(f"unknown lab(s) {', '.join(unknown)} (the labs: {', '.join(base['labs'])})")
+        try:
+            labs = [lab for lab in grade_batch.resolve_labs(args.labs) if lab in base["labs"]]
+        except grade_batch.BatchError as error:  # the grader's lab names: 4, 04, 04-reductions, reductions
+            raise CalibrationError(str(error))
         if args.from_results:
             runs = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.from_results]
         else:

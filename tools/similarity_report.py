@@ -409,19 +409,6 @@ def report(submissions: Path, labs: list[str], out: Path, threshold: float = THR
     return by_lab
 
 
-def resolve_labs(wanted: list[str]) -> list[str]:
-    folders = [folder for folder, _ in intake.all_labs()]
-    if not wanted:
-        return folders
-    chosen = []
-    for name in wanted:
-        hits = [f for f in folders if name in (f, f[:2], f[3:]) or (name.isdigit() and int(name) == int(f[:2]))]
-        if not hits:
-            raise ReportError(f"unknown lab '{name}' (the labs: {', '.join(folders)})")
-        chosen += [h for h in hits if h not in chosen]
-    return chosen
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="./workbook similarity", description=__doc__.splitlines()[0])
     parser.add_argument("submissions", help="the class's submissions (what grade-batch grades)")
@@ -433,7 +420,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--intake", choices=intake.LAYOUTS, help="the submissions' layout (default: detected)")
     args = parser.parse_args(argv)
     try:
-        report(Path(args.submissions), resolve_labs(args.labs), Path(args.out), args.threshold, args.min_run,
+        import grade_batch  # here, not at the top: grade_batch imports this module for --similarity
+        try:
+            labs = grade_batch.resolve_labs(args.labs)  # the grader's lab names: 4, 04, 04-reductions, reductions
+        except grade_batch.BatchError as error:
+            raise ReportError(str(error))
+        report(Path(args.submissions), labs, Path(args.out), args.threshold, args.min_run,
                args.intake, args.top)
     except ReportError as error:
         print(f"similarity: {error}", file=sys.stderr)
