@@ -239,6 +239,9 @@ class ALabThatDoesNotCompile(unittest.TestCase):
             self.assertIn("lab 02-abc does not compile; its first error:\n"
                           '  labs/02-abc/abc.cu(57): error: identifier "retur" is undefined', text)
             self.assertIn("It scores 0; fix that error and grade it again.", text)
+            # The build's own output keeps the errors but not the compiler's command line.
+            self.assertIn('error: identifier "retur" is undefined', text.split("lab 02-abc does not compile")[0])
+            self.assertNotIn("-forward-unknown-to-host-compiler", text)
             self.assertIn("grader help: ./workbook grade --help", text)
             args = (tmp / "args").read_text().splitlines()
             self.assertIn("--build-error", args)
