@@ -41,8 +41,8 @@ namespace {
 constexpr int kExitNoGpu = 2;
 const char* const kAssumeDeviceEnv = "WORKBOOK_GRADER_ASSUME_DEVICE";
 const char* const kNoGpuAdvice =
-    "The build finished; run ./workbook grade on a machine with an NVIDIA GPU (README.md, \"No GPU?\": "
-    "Colab, a rented cloud GPU, a cluster).";
+    "The build finished; run ./workbook grade on a machine with an NVIDIA GPU\n"
+    "(README.md, \"No GPU?\": Colab, a rented cloud GPU, a cluster).";
 
 void on_terminate_signal(int signal) {
   // A hung lab must not outlive the grader: it would keep the GPU busy.
@@ -74,8 +74,8 @@ std::string describe_gpu() {
   }
   std::string reason;
   if (!workbook::cuda_device_available(&reason)) {
-    throw GraderError("grading needs a CUDA-capable GPU and none was found: " +
-                          (reason.empty() ? "no CUDA device" : reason) + ". " + kNoGpuAdvice,
+    throw GraderError("grading needs a CUDA-capable GPU and none was found:\n" +
+                          (reason.empty() ? "no CUDA device" : reason) + ".\n" + kNoGpuAdvice,
                       kExitNoGpu);
   }
   try {
@@ -84,7 +84,7 @@ std::string describe_gpu() {
            std::to_string(info.compute_minor) + ", " + std::to_string(info.sm_count) + " SMs";
   } catch (const std::exception& e) {
     throw GraderError(std::string("grading needs a CUDA-capable GPU and the device could not be queried (") +
-                          e.what() + "). " + kNoGpuAdvice,
+                          e.what() + ").\n" + kNoGpuAdvice,
                       kExitNoGpu);
   }
 }
