@@ -402,7 +402,9 @@ __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
   // TODO(12): Scan one tile of kSinglePassTileSize elements (`kind`, the group layout above) by decoupled
   //           look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
   //           inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
-  //           below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
+  //           below n. Every thread reaches every __syncthreads(). The tile waits in shared memory:
+  //           declare __shared__ int4 parked[kSinglePassWarps][kGroupsPerThread][kWarpSize] (warp, group,
+  //           lane), int warp_offsets[kSinglePassWarps], unsigned tile_id and int tile_prefix (README).
 }
 
 namespace {

@@ -582,7 +582,9 @@ __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
   // HOLE: Scan one tile of kSinglePassTileSize elements (`kind`, the group layout above) by decoupled
   // HOLE: look-back: tile id from tile_counter, not blockIdx.x; aggregate published before the look-back,
   // HOLE: inclusive prefix after. 16-byte accesses only if `aligned` and the tile is whole; write only
-  // HOLE: below n. The tile waits in __shared__ memory; every thread reaches every __syncthreads().
+  // HOLE: below n. Every thread reaches every __syncthreads(). The tile waits in shared memory:
+  // HOLE: declare __shared__ int4 parked[kSinglePassWarps][kGroupsPerThread][kWarpSize] (warp, group,
+  // HOLE: lane), int warp_offsets[kSinglePassWarps], unsigned tile_id and int tile_prefix (README).
   // The tile waits out the look-back parked in shared memory, not in
   // registers: 28 values fewer per thread let 6 blocks, not 4, share an SM,
   // so more tiles are loading while others wait (H100: 99.5% of CUB in
