@@ -221,8 +221,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
   //           shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
   //           split_for_vectors come in chunks of kThreadsPerBlock * kVectorsPerThread; block b takes chunks
   //           b, b + gridDim.x, ...; in a chunk, thread t loads vectors t, t + kThreadsPerBlock, ... (its
-  //           kVectorsPerThread), all of them before it counts any. Thread k adds the copies of bin k, read
-  //           in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  //           kVectorsPerThread), all of them before it counts any. The head and tail bytes as in TODO(2),
+  //           into the lane's copy. Thread k adds the copies of bin k, read in merge_lane() order, to
+  //           bins[k]. Every thread reaches every barrier.
 }
 
 void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,

@@ -8,7 +8,8 @@
 /// that read equal values collide on the same counter: the lab is about
 /// those collisions.
 ///
-/// The lab builds the same 256-bin byte histogram five ways, then two others:
+/// The lab builds the same 256-bin byte histogram five ways (parts 1 to 3), then an RGB and a
+/// 65536-bin histogram (parts 4 and 5):
 ///   1. one global atomicAdd per byte (the baseline);
 ///   2. a private histogram per block in shared memory, written out and summed
 ///      by a second kernel, or merged with one global atomicAdd per bin per block;

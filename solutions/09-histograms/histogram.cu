@@ -325,8 +325,9 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
   // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
   // HOLE: split_for_vectors come in chunks of kThreadsPerBlock * kVectorsPerThread; block b takes chunks
   // HOLE: b, b + gridDim.x, ...; in a chunk, thread t loads vectors t, t + kThreadsPerBlock, ... (its
-  // HOLE: kVectorsPerThread), all of them before it counts any. Thread k adds the copies of bin k, read
-  // HOLE: in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  // HOLE: kVectorsPerThread), all of them before it counts any. The head and tail bytes as in TODO(2),
+  // HOLE: into the lane's copy. Thread k adds the copies of bin k, read in merge_lane() order, to
+  // HOLE: bins[k]. Every thread reaches every barrier.
   __shared__ std::uint32_t copies[kLaneCopySlots];
   for (int slot = static_cast<int>(threadIdx.x); slot < kLaneCopySlots; slot += kThreadsPerBlock)
     copies[slot] = 0;
