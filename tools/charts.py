@@ -17,6 +17,7 @@ printed, with the run named in its header:
     # kind: bars              (optional: a bar per point instead of lines)
     # yscale: log             (optional: a logarithmic y axis, for ratios)
     # xticks: 1=Fermi; 2=Kepler  (optional: names for the x values, for bars)
+    # legend: below           (optional: the legend under the axes, off the data)
     series,x,y
     grid-stride loop,1,1014
     ...
@@ -35,7 +36,7 @@ import math
 import sys
 from pathlib import Path
 
-HEADER_KEYS = ("title", "source", "x", "y", "xscale", "roof", "kind", "yscale", "xticks")
+HEADER_KEYS = ("title", "source", "x", "y", "xscale", "roof", "kind", "yscale", "xticks", "legend")
 
 
 class ChartError(Exception):
@@ -136,7 +137,10 @@ def draw(path: Path) -> str:
     axes.set_ylabel(header["y"])
     axes.set_title(header["title"])
     axes.grid(True, linewidth=0.3)
-    axes.legend(fontsize=9)
+    if header.get("legend") == "below":
+        axes.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(series))
+    else:
+        axes.legend(fontsize=9)
     figure.text(0.01, 0.01, f"Source: {header['source']}", fontsize=7, color="dimgray")
     figure.tight_layout(rect=(0, 0.03, 1, 1))
     out = io.StringIO()
