@@ -67,8 +67,9 @@ __device__ T block_scan(T value, T* block_total) {
   __shared__ T warp_totals[kMaxThreadsPerBlock / kWarpSize];
   // TODO(2): Return thread t's inclusive scan over the block (the values of threads 0..t) and set
   //          *block_total, in every thread, to the sum of all of them, from warp_scan and warp_totals.
-  //          Every thread reaches every barrier, and the function ends with one: a second call must not
-  //          overwrite warp_totals while a slow warp still reads it.
+  //          When warp 0 scans warp_totals, its lanes past the block's last warp bring 0: those slots
+  //          are never written. Every thread reaches every barrier, and the function ends with one: a
+  //          second call must not overwrite warp_totals while a slow warp still reads it.
   *block_total = value;
   return value;
 }

@@ -81,8 +81,9 @@ __device__ T block_scan(T value, T* block_total) {
   __shared__ T warp_totals[kMaxThreadsPerBlock / kWarpSize];
   // HOLE: Return thread t's inclusive scan over the block (the values of threads 0..t) and set
   // HOLE: *block_total, in every thread, to the sum of all of them, from warp_scan and warp_totals.
-  // HOLE: Every thread reaches every barrier, and the function ends with one: a second call must not
-  // HOLE: overwrite warp_totals while a slow warp still reads it.
+  // HOLE: When warp 0 scans warp_totals, its lanes past the block's last warp bring 0: those slots
+  // HOLE: are never written. Every thread reaches every barrier, and the function ends with one: a
+  // HOLE: second call must not overwrite warp_totals while a slow warp still reads it.
   // STUB: *block_total = value;
   // STUB: return value;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
