@@ -330,8 +330,9 @@ __device__ int warp_sum(int value) {
 // nearest). Tiles before tile 0 count as a published prefix of 0.
 __device__ int look_back(const unsigned long long* tile_status, long long tile) {
   // TODO(11): Return, in every lane, the sum of all tiles before `tile` (its exclusive prefix), read from
-  //           their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
-  //           at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
+  //           their status words with read_status, 32 at a time. Wait until no word of the window is
+  //           TileState::invalid, and stop at the nearest published prefix. All 32 lanes take part in every
+  //           vote and shuffle.
   return 0;
 }
 

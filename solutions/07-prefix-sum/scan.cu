@@ -488,8 +488,9 @@ __device__ int warp_sum(int value) {
 // WALKTHROUGH: look_back
 __device__ int look_back(const unsigned long long* tile_status, long long tile) {
   // HOLE: Return, in every lane, the sum of all tiles before `tile` (its exclusive prefix), read from
-  // HOLE: their status words with read_status. Wait while a word it needs is TileState::invalid, and stop
-  // HOLE: at the nearest published prefix. All 32 lanes take part in every vote and shuffle.
+  // HOLE: their status words with read_status, 32 at a time. Wait until no word of the window is
+  // HOLE: TileState::invalid, and stop at the nearest published prefix. All 32 lanes take part in every
+  // HOLE: vote and shuffle.
   // STUB: return 0;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   int exclusive = 0;
