@@ -450,19 +450,22 @@ def words(line: str) -> int:
     return sum(1 for token in re.sub(r"<[^>]*>", " ", line).split() if re.search(r"[^\W_]", token))
 
 
-def main_path_words(lines: list[str], heading: str | None = None) -> int:
-    """Words outside folds, code blocks and References (of one `## heading` section when given)."""
-    total = 0
+def in_sections(lines: list[str]):
+    """(line number, line, depth, section) of each line unfolded() gives, under its `## section` heading
+    (None before the first); the heading lines themselves are left out."""
     section = None
-    for _, line, depth in unfolded(lines):
+    for number, line, depth in unfolded(lines):
         match = HEADING2.match(line)
         if match:
             section = match.group(1)
             continue
-        if depth or section == "References" or (heading is not None and section != heading):
-            continue
-        total += words(line)
-    return total
+        yield number, line, depth, section
+
+
+def main_path_words(lines: list[str], heading: str | None = None) -> int:
+    """Words outside folds, code blocks and References (of one `## heading` section when given)."""
+    return sum(words(line) for _, line, depth, section in in_sections(lines)
+               if not depth and section != "References" and (heading is None or section == heading))
 
 
 def check_words(lab: str, lines: list[str], headings: list[str]) -> list[str]:
@@ -486,12 +489,7 @@ def check_predict_first(lab: str, lines: list[str], headings: list[str]) -> list
         if heading not in headings:
             continue
         asked = folded_before = table_outside = False
-        section = None
-        for number, line, depth in unfolded(lines):
-            match = HEADING2.match(line)
-            if match:
-                section = match.group(1)
-                continue
+        for number, line, depth, section in in_sections(lines):
             if section != heading:
                 continue
             if depth:
