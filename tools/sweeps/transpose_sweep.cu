@@ -14,22 +14,13 @@
 //   tile 32, 32 x 4: 88.4; 32 x 2: 87.5; tile 64, 32 x 8: 88.5 (91.8 down first); 32 x 4: 90.1
 // The block order matters more than the tile: taking consecutive blocks down
 // the rows of `in` puts their writes side by side in `out`.
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                               \
-  do {                                                                            \
-    cudaError_t status_ = (call);                                                 \
-    if (status_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s failed at %s:%d: %s\n", #call, __FILE__, __LINE__, \
-                   cudaGetErrorName(status_));                                    \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
+#include "../probes/probe_common.cuh"  // PROBE_CHECK
+
+#define CHECK PROBE_CHECK
 
 // A Tile x Tile tile, blocks of 32 x Rows threads; each thread moves
 // (Tile / 32) x (Tile / Rows) elements. Pitch Tile + 1 keeps the column reads
