@@ -18,9 +18,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "../probes/probe_common.cuh"  // PROBE_CHECK
-
-#define CHECK PROBE_CHECK
+#include "../probes/probe_common.cuh"
 
 // A Tile x Tile tile, blocks of 32 x Rows threads; each thread moves
 // (Tile / 32) x (Tile / Rows) elements. Pitch Tile + 1 keeps the column reads
@@ -62,23 +60,23 @@ struct Timer {
   size_t flush_bytes = size_t(256) << 20;
   cudaEvent_t a, b;
   Timer() {
-    CHECK(cudaMalloc(&flush, flush_bytes));
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
+    PROBE_CHECK(cudaMalloc(&flush, flush_bytes));
+    PROBE_CHECK(cudaEventCreate(&a));
+    PROBE_CHECK(cudaEventCreate(&b));
   }
   template <typename F>
   float median(F f) {
     f();
     std::vector<float> t;
     for (int i = 0; i < 15; ++i) {
-      CHECK(cudaMemsetAsync(flush, i, flush_bytes));
-      CHECK(cudaEventRecord(a));
+      PROBE_CHECK(cudaMemsetAsync(flush, i, flush_bytes));
+      PROBE_CHECK(cudaEventRecord(a));
       f();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      CHECK(cudaGetLastError());
+      PROBE_CHECK(cudaEventRecord(b));
+      PROBE_CHECK(cudaEventSynchronize(b));
+      PROBE_CHECK(cudaGetLastError());
       float ms;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
+      PROBE_CHECK(cudaEventElapsedTime(&ms, a, b));
       t.push_back(ms);
     }
     std::sort(t.begin(), t.end());
@@ -92,9 +90,9 @@ void row(Timer& timer, float* out, const float* in, int n, float copy_ms, const 
   const float ms =
       timer.median([&] { transpose_tile<Tile, Rows, Streaming, DownFirst><<<grid, block>>>(out, in, n, n); });
   std::vector<float> got(size_t(n) * n);
-  CHECK(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost));
+  PROBE_CHECK(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost));
   int blocks_per_sm = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+  PROBE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &blocks_per_sm, transpose_tile<Tile, Rows, Streaming, DownFirst>, 32 * Rows, 0));
   std::printf(
       "tile %3d, 32 x %2d threads, %2d elements each, %s: %.4f ms, %5.1f %% of the copy, %d blocks/SM, %s\n",
@@ -111,15 +109,15 @@ int main() {
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c) want[size_t(c) * n + r] = host[size_t(r) * n + c];
   float *in, *out, *copy;
-  CHECK(cudaMalloc(&in, bytes));
-  CHECK(cudaMalloc(&out, bytes));
-  CHECK(cudaMalloc(&copy, bytes));
-  CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+  PROBE_CHECK(cudaMalloc(&in, bytes));
+  PROBE_CHECK(cudaMalloc(&out, bytes));
+  PROBE_CHECK(cudaMalloc(&copy, bytes));
+  PROBE_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   Timer timer;
   const float copy_ms =
-      timer.median([&] { CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+      timer.median([&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
   std::printf("%s: copy of 256 MiB %.4f ms, %.1f GB/s (read + write)\n", prop.name, copy_ms,
               2.0 * bytes / copy_ms / 1e6);
   for (int round = 0; round < 2; ++round) {
@@ -134,7 +132,7 @@ int main() {
     row<64, 8, false, true>(timer, out, in, n, copy_ms, want);
   }
   const float copy_again =
-      timer.median([&] { CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+      timer.median([&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
   std::printf("copy again: %.4f ms\n", copy_again);
   return 0;
 }
