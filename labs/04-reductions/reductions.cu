@@ -211,7 +211,9 @@ void reduce_whole_array(const typename Op::Value* in, std::size_t n, typename Op
   // TODO(9): Leave the reduction of in[0, n) in *result, on `stream`, with reduce_grid_stride<Op> on
   //          reduction_grid_blocks(n) blocks of kThreadsPerBlock threads. Atomic per block: *result holds
   //          Op::kIdentity before any block combines into it (store_value). Second pass: no atomics, the
-  //          block results go through partials. CUDA_CHECK_LAUNCH after every launch.
+  //          block results go through partials, then one block of reduce_grid_stride<Op>, with
+  //          Combine::second_pass, reduces them into result (out[0] of that launch). CUDA_CHECK_LAUNCH after
+  //          every launch.
 }
 
 }  // namespace

@@ -319,7 +319,9 @@ void reduce_whole_array(const typename Op::Value* in, std::size_t n, typename Op
   // HOLE: Leave the reduction of in[0, n) in *result, on `stream`, with reduce_grid_stride<Op> on
   // HOLE: reduction_grid_blocks(n) blocks of kThreadsPerBlock threads. Atomic per block: *result holds
   // HOLE: Op::kIdentity before any block combines into it (store_value). Second pass: no atomics, the
-  // HOLE: block results go through partials. CUDA_CHECK_LAUNCH after every launch.
+  // HOLE: block results go through partials, then one block of reduce_grid_stride<Op>, with
+  // HOLE: Combine::second_pass, reduces them into result (out[0] of that launch). CUDA_CHECK_LAUNCH after
+  // HOLE: every launch.
   const int blocks = reduction_grid_blocks(n);
   if (combine == Combine::atomic_per_block) {
     store_value<<<1, 1, 0, stream>>>(result, static_cast<T>(Op::kIdentity));
