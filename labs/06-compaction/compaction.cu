@@ -106,8 +106,9 @@ namespace {
 
 __global__ void count_kept_per_tile(const int* in, std::size_t n, KeepIf keep, std::uint32_t* tile_counts) {
   // TODO(4): tile_counts[blockIdx.x] = the number of elements of this block's tile that keep keeps, written
-  //          by one thread. Use load_tile(), and count with warp votes, not with a counter per thread.
-  //          Every lane reaches every vote, and every thread of the block reaches every barrier.
+  //          by one thread. Use load_tile(); count each item's __ballot_sync with popcount(), not with a
+  //          per-thread loop over kept[]. Every lane reaches every vote, and every thread of the block
+  //          reaches every barrier.
 }
 
 namespace {

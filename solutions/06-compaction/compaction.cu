@@ -141,8 +141,9 @@ namespace {
 // WALKTHROUGH: count-per-tile
 __global__ void count_kept_per_tile(const int* in, std::size_t n, KeepIf keep, std::uint32_t* tile_counts) {
   // HOLE: tile_counts[blockIdx.x] = the number of elements of this block's tile that keep keeps, written
-  // HOLE: by one thread. Use load_tile(), and count with warp votes, not with a counter per thread.
-  // HOLE: Every lane reaches every vote, and every thread of the block reaches every barrier.
+  // HOLE: by one thread. Use load_tile(); count each item's __ballot_sync with popcount(), not with a
+  // HOLE: per-thread loop over kept[]. Every lane reaches every vote, and every thread of the block
+  // HOLE: reaches every barrier.
   __shared__ std::uint32_t warp_counts[kWarpsPerBlock];
   int items[kItemsPerThread];
   bool kept[kItemsPerThread];
