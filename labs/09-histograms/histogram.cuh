@@ -350,7 +350,8 @@ void histogram_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t*
 /// little-endian uint32: red is its low byte, alpha its high byte.
 /// @param[in] pixel The pixel as a uint32.
 /// @param[in] channel 0 (red), 1 (green) or 2 (blue).
-/// @return channel * kBins + the channel's byte: 0 to 767.
+/// @return The channel's bin, 0 to 767: red's 256 bins first, then green's,
+/// then blue's, each channel's byte in its own 256.
 __host__ __device__ int rgb_bin(std::uint32_t pixel, int channel);
 
 /// @brief Each block counts its share of the pixels (a grid-stride loop, one
