@@ -51,6 +51,7 @@ OUTLINE_SECTION = "Handout outline"
 CHECK_YOURSELF = "Check yourself"
 HINTS = "Hints"
 HINTS_BY_TASK = "### Hints by task"
+HINTS_PAGE = "hints.md"  # the folded hints by task, when they have a page of their own
 HINT_KINDS = ("a nudge", "the approach", "a sketch")
 HINT_SUMMARY = re.compile(r"<summary>TODO\((\d+)\).*: (a nudge|the approach|a sketch)</summary>")
 # The outer fold of one TODO's three hints (the page lists one line per TODO).
@@ -299,7 +300,18 @@ def check_handout(handout: Path, outline: list[str], root: Path) -> list[str]:
     if CHECK_YOURSELF in outline and CHECK_YOURSELF in bodies:
         problems += check_questions(lab, bodies[CHECK_YOURSELF])
     if HINTS in bodies:
-        problems += check_task_hints(lab, bodies[HINTS], count_todos(handout.parent))
+        # The folded hints may sit on a page of their own, hints.md beside the
+        # handout, which "### Hints by task" links: they are checked as if inline.
+        hints_page = handout.parent / HINTS_PAGE
+        body = bodies[HINTS]
+        if hints_page.is_file():
+            body = body + hints_page.read_text(encoding="utf-8").splitlines()
+            if not any(f"({HINTS_PAGE})" in line for line in bodies[HINTS]):
+                problems.append(f'{lab}: labs/{lab}/{HINTS_PAGE} exists but "## {HINTS}" never links it: '
+                                f'link it under "{HINTS_BY_TASK}" as [hints by task]({HINTS_PAGE})')
+        problems += check_task_hints(lab, body, count_todos(handout.parent))
+        problems += check_images(lab, hints_page, hints_page.read_text(encoding="utf-8").splitlines(), root) \
+            if hints_page.is_file() else []
     for heading, body in sections:
         if heading in outline and not any(line.strip() for line in body):
             problems.append(f'{lab}: the section "## {heading}" is empty')
@@ -382,6 +394,9 @@ def task_hints(kinds_by_todo: dict[int, tuple[str, ...]], grouped: bool = True, 
             parts += ["", "</details>"]
     return "\n".join(parts) + "\n"
 
+
+# The handout's "### Hints by task" when the hints have a page of their own.
+HINTS_POINTER = f"Text of Hints.\n\n{HINTS_BY_TASK}\n\nThe three hints of every task: [hints by task]({HINTS_PAGE}).\n"
 
 REFERENCE = """__global__ void scale(float* data, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;  // the global index
@@ -470,7 +485,17 @@ def self_test() -> int:
          ['78-date: "## What to expect" never names the date']),
         ("77-answers", good, ['77-answers: solutions/77-answers/ANSWERS.md has no "### Table question 1"',
           '77-answers: solutions/77-answers/ANSWERS.md answers table question 2, but the handout asks 1']),
+        # The hints by task on a page of their own (hints.md, written below).
+        ("72-page", good.replace("Text of Hints.\n", HINTS_POINTER), []),
+        ("71-unlinked", good.replace("Text of Hints.\n", HINTS_POINTER.replace("[hints by task](hints.md)", "a page")),
+         ['71-unlinked: labs/71-unlinked/hints.md exists but "## Hints" never links it']),
+        ("70-pagecopy", good.replace("Text of Hints.\n", HINTS_POINTER),
+         ['70-pagecopy: labs/70-pagecopy/hints.md:21: the hint "TODO(1), `f1`: a sketch" repeats 4 consecutive lines',
+          '70-pagecopy: labs/70-pagecopy/hints.md:49: the hint "TODO(2), `f2`: a sketch" repeats 4']),
     ]
+    hints_pages = {"72-page": task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=SKETCH),
+                   "71-unlinked": task_hints({1: HINT_KINDS, 2: HINT_KINDS}),
+                   "70-pagecopy": task_hints({1: HINT_KINDS, 2: HINT_KINDS}, sketch=COPIED)}
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -482,7 +507,10 @@ def self_test() -> int:
             text = text.replace("# Lab 90 —", f"# Lab {name[:2]} —") if name != "99-title" else text
             (folder / "README.md").write_text(text, encoding="utf-8")
             (folder / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n", encoding="utf-8")
-            if name in ("81-sketch", "82-copied", "86-flat", "87-nohints", "88-hints", "89-hints"):
+            if name in hints_pages:  # the page starts where the handout's section would
+                page = hints_pages[name].split(HINTS_BY_TASK + "\n", 1)[1]
+                (folder / HINTS_PAGE).write_text("# Lab: hints by task\n" + page, encoding="utf-8")
+            if name in ("81-sketch", "82-copied", "86-flat", "87-nohints", "88-hints", "89-hints", *hints_pages):
                 (folder / "lab.cu").write_text("// TODO(1): one\n// TODO(2): two\n", encoding="utf-8")
             (folder / "figures").mkdir()
             (folder / "figures" / "measured.txt").write_text(MEASURED, encoding="utf-8")

@@ -295,34 +295,39 @@ def check_hint_sketches(lab: str, folder: Path, root: Path) -> list[str]:
     if reference is None:
         return []
     reference_lines = code_lines(reference.read_text(encoding="utf-8"))
-    lines = (folder / "README.md").read_text(encoding="utf-8").splitlines()
     problems = []
-    hint = "before the first hint"
-    block: list[str] | None = None
-    block_start = 0
-    in_hints = False
-    for number, line in enumerate(lines, 1):
-        if block is None:
-            if line.startswith("### Hints by task"):
-                in_hints = True
-            elif HEADING2.match(line):
-                in_hints = False
-            summary = re.search(r"<summary>(TODO\(\d+\)[^<]*?(?:<code>[^<]*</code>)?[^<]*)</summary>", line)
-            if summary:
-                hint = re.sub(r"</?code>", "`", summary.group(1))
-            if in_hints and FENCE.match(line):
-                block, block_start = [], number
-            continue
-        if FENCE.match(line) and set(line.strip()) <= {"`", "~"}:
-            length, start = longest_shared_run(code_lines("\n".join(block)), reference_lines)
-            if length > MAX_COPIED_LINES:
-                first = code_lines("\n".join(block))[start]
-                problems.append(f"{lab}: labs/{lab}/README.md:{block_start}: the hint \"{hint}\" repeats {length} consecutive "
-                                f"lines of {reference.relative_to(root)} (from \"{first}\"): a hint shows at most "
-                                f"{MAX_COPIED_LINES}; make it a sketch (pseudocode, or the key lines with ____ blanks)")
-            block = None
-            continue
-        block.append(line)
+    # The hints by task sit under "### Hints by task" in the handout, or on a page
+    # of their own, hints.md, where every line is a hint's.
+    pages = [("README.md", False)] + ([("hints.md", True)] if (folder / "hints.md").is_file() else [])
+    for name, whole_page in pages:
+        lines = (folder / name).read_text(encoding="utf-8").splitlines()
+        hint = "before the first hint"
+        block: list[str] | None = None
+        block_start = 0
+        in_hints = whole_page
+        for number, line in enumerate(lines, 1):
+            if block is None:
+                if line.startswith("### Hints by task"):
+                    in_hints = True
+                elif HEADING2.match(line) and not whole_page:
+                    in_hints = False
+                summary = re.search(r"<summary>(TODO\(\d+\)[^<]*?(?:<code>[^<]*</code>)?[^<]*)</summary>", line)
+                if summary:
+                    hint = re.sub(r"</?code>", "`", summary.group(1))
+                if in_hints and FENCE.match(line):
+                    block, block_start = [], number
+                continue
+            if FENCE.match(line) and set(line.strip()) <= {"`", "~"}:
+                length, start = longest_shared_run(code_lines("\n".join(block)), reference_lines)
+                if length > MAX_COPIED_LINES:
+                    first = code_lines("\n".join(block))[start]
+                    problems.append(f"{lab}: labs/{lab}/{name}:{block_start}: the hint \"{hint}\" repeats {length} "
+                                    f"consecutive lines of {reference.relative_to(root)} (from \"{first}\"): a hint "
+                                    f"shows at most {MAX_COPIED_LINES}; make it a sketch (pseudocode, or the key lines "
+                                    "with ____ blanks)")
+                block = None
+                continue
+            block.append(line)
     return problems
 
 

@@ -15,9 +15,10 @@ What it does, in build order:
      reference solution is in this tree), folded; a site for students (the
      tag ``student``: ``build_docs.py --student``, or a tree without
      solutions/) has no walkthrough section at all;
-   - ``labs/NN-name-measurements.md`` where labs/NN-name/measurements.md
-     exists (the long discussion of the measured tables, which the handout
-     links) and, on a site with the solutions, ``labs/NN-name-answers.md``
+   - ``labs/NN-name-hints.md`` and ``labs/NN-name-measurements.md`` where
+     labs/NN-name/hints.md (the folded hints by task) and
+     labs/NN-name/measurements.md (the long discussion of the measured
+     tables) exist, both linked from the handout, and, on a site with the solutions, ``labs/NN-name-answers.md``
      from solutions/NN-name/ANSWERS.md; both sit under the lab's page in the
      navigation, and ``labs/_answers.md`` lists the answer pages for the
      instructor guide;
@@ -307,9 +308,12 @@ class ApiIndex:
 
 def sub_pages(lab: Path, student_site: bool) -> dict[str, str]:
     """The pages of a lab besides its main page: {page name: the Markdown file it includes}.
-    labs/NN-name/measurements.md (the long discussion of the measured tables) on every site;
+    labs/NN-name/hints.md (the folded hints by task) and labs/NN-name/measurements.md (the long
+    discussion of the measured tables) on every site;
     solutions/NN-name/ANSWERS.md (answers for instructors) on a site with the solutions."""
     pages = {}
+    if (lab / "hints.md").is_file():
+        pages[f"{lab.name}-hints"] = f"../../labs/{lab.name}/hints.md"
     if (lab / "measurements.md").is_file():
         pages[f"{lab.name}-measurements"] = f"../../labs/{lab.name}/measurements.md"
     answers = ROOT / "solutions" / lab.name / "ANSWERS.md"
@@ -514,11 +518,11 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
     refdoc = node.get("refdoc", env.docname)
     base = None
     parts = refdoc.split("/")
-    lab_of_page = re.sub(r"-(measurements|answers)$", "", parts[1]) if len(parts) == 2 else ""
+    lab_of_page = re.sub(r"-(hints|measurements|answers)$", "", parts[1]) if len(parts) == 2 else ""
     if len(parts) == 2 and parts[0] == "labs" and parts[1].endswith("-answers"):
         base = ROOT / "solutions" / lab_of_page  # ANSWERS.md: links relative to its folder
     elif len(parts) == 2 and parts[0] == "labs" and (ROOT / "labs" / lab_of_page).is_dir():
-        base = ROOT / "labs" / lab_of_page  # a handout or its measurements page: relative to the lab's folder
+        base = ROOT / "labs" / lab_of_page  # a handout, its hints or measurements page: relative to the lab's folder
     else:
         base = (Path(app.srcdir) / refdoc).parent
     try:
@@ -544,6 +548,8 @@ def on_missing_reference(app: Sphinx, env, node, contnode):
             docname = f"labs/{folder}"
         elif rest == "measurements.md":
             docname = f"labs/{folder}-measurements"
+        elif rest == "hints.md":
+            docname = f"labs/{folder}-hints"
         elif rest.endswith((".cuh", ".hpp")) and "/" not in rest:
             docname, anchor = f"labs/{folder}", f"lab-{folder}-api"
     if docname and docname in env.found_docs:
