@@ -1,6 +1,6 @@
 // Lab 01's open question: does record_thread_ids trail the memset because its
 // 12-byte records reach the L2 as partial sector writes? The same 2^26 records
-// are written two ways: one 12-byte store per thread (the lab's kernel), and
+// are written two ways: one record per thread, three 4-byte stores (the lab's kernel), and
 // staged in shared memory so that each warp stores its 384 bytes as three
 // 128-byte rows of whole sectors. Same bytes, same sectors; only the partial
 // writes go.
@@ -57,7 +57,7 @@ int main() {
   PROBE_CHECK(cudaMemcpy(hb.data(), b, bytes, cudaMemcpyDeviceToHost));
   const bool same = ha == hb;
   std::printf("GPU: %s; 2^26 records of 12 bytes, %.1f MB, medians of 21\n", prop.name, bytes / 1e6);
-  std::printf("one 12-byte store per thread:    %.4f ms, %.1f GB/s\n", per_thread,
+  std::printf("a record per thread (3 stores):   %.4f ms, %.1f GB/s\n", per_thread,
               bytes / (per_thread * 1e6));
   std::printf("whole sectors via shared memory: %.4f ms, %.1f GB/s (same bytes: %s)\n", whole,
               bytes / (whole * 1e6), same ? "yes" : "NO");
