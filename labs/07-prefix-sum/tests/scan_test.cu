@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <stdexcept>
@@ -515,6 +516,19 @@ void expect_scan_speed(const char* what,
   task.inputs = {{"in", workbook::bytes_of(in)}};
   task.yardstick_writes = {workbook::bytes_of(cub_out), cub.storage()};
   workbook::testing::check_speed(task);
+}
+
+// The largest grid this GPU takes, one tile per block, the last tile partial.
+// Where that grid has more than kMaxThreadsPerBlock (1024) blocks (more than
+// 128 SMs: an H100 or H200), scan_block_sums, one block of 1024 threads, must
+// scan its sums in chunks (TODO(8)); no other correctness test reaches that.
+TEST_F(ReduceThenScanGrid, LargestGridWithOneTilePerBlockMatchesTheHost) {
+  const int largest_grid = reduce_then_scan_blocks(std::size_t{1} << 34);
+  const std::size_t n = static_cast<std::size_t>(largest_grid) * kTileSize - 5;
+  ASSERT_EQ(reduce_then_scan_blocks(n), largest_grid);
+  std::printf("[   NOTE   ] %d blocks, %d block sums for scan_block_sums%s\n", largest_grid, largest_grid,
+              largest_grid > kMaxThreadsPerBlock ? ": more than one chunk of 1024" : "");
+  check_whole_array(run_reduce_then_scan, "reduce_then_scan(int) on the largest grid", n);
 }
 
 class ScanSpeed : public GpuTest {};
