@@ -378,6 +378,7 @@ Explanations load_explanations(const std::string& lab_dir, const std::string& la
   try {
     Explanations explanations = parse_explanations(text.str(), path);
     explanations.handout = "labs/" + lab_id + "/README.md";
+    if (std::ifstream(lab_dir + "/hints.md")) explanations.hints_page = "labs/" + lab_id + "/hints.md";
     return explanations;
   } catch (const GraderError& error) {
     if (problem != nullptr)
@@ -397,6 +398,8 @@ void add_handout_lines(const Explanations& explanations, const std::set<std::str
       const auto sentence = explanations.failures.find(key);
       if (sentence == explanations.failures.end()) continue;
       test.message += "\n" + (kHandoutLead + explanations.handout) + "): " + sentence->second;
+      if (!explanations.hints_page.empty() && sentence->second.find("Hints by task") != std::string::npos)
+        test.message += " (Hints by task: " + explanations.hints_page + ")";
     }
   }
 }

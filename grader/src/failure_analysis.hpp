@@ -93,6 +93,9 @@ std::string describe_rerun(const TestResult& first, const TestResult& second, co
 struct Explanations {
   std::map<std::string, std::string> failures;  ///< Shape key (failure_shape_keys()) -> sentence.
   std::string handout;  ///< The handout as the lines name it: "labs/02-abc/README.md".
+  /// The page of hints by task beside it, "labs/02-abc/hints.md", when the lab has one:
+  /// a sentence that sends the student to "Hints by task" then names it.
+  std::string hints_page;
 };
 
 /// @brief Reads explain.json's text. Its top-level object may hold other keys

@@ -299,6 +299,7 @@ TEST(FailureAnalysis, AMalformedExplainJsonIsANoteAndNoLines) {
   write_file(dir / "explain.json", R"({"failures": {"tail": "see Hints."}})");
   const Explanations good = load_explanations(dir.string(), "02-abc", &problem);
   EXPECT_EQ(good.handout, "labs/02-abc/README.md");
+  EXPECT_EQ(good.hints_page, "") << "no hints.md in the folder";
   EXPECT_EQ(good.failures.at("tail"), "see Hints.");
   std::filesystem::remove_all(dir);
 }
@@ -329,6 +330,24 @@ TEST(FailureAnalysis, EachShapeAFailureShowsAddsItsLineOfTheHandout) {
             std::string::npos);
   EXPECT_EQ(run.tests[2].message.find("In the handout"), std::string::npos);  // No sentence for "shifted".
   EXPECT_EQ(run.tests[3].message.find("In the handout"), std::string::npos);  // It passed.
+}
+
+TEST(FailureAnalysis, ASentenceThatSendsToHintsByTaskNamesTheLabsPageOfHints) {
+  Explanations explanations;
+  explanations.handout = "labs/07-prefix-sum/README.md";
+  explanations.hints_page = "labs/07-prefix-sum/hints.md";
+  explanations.failures = {{"tail", "see Hints by task, TODO(7): a partial tile."},
+                           {"race", "see Hints: the last barrier of block_scan."}};
+  LabRun run;
+  run.tests = {result("Sizes/Scan.Tail/n31", TestStatus::failed,
+                      "Shape of the error: right except the last 2 elements: the bounds of the last block."),
+               result("Sizes/Scan.Race/n31", TestStatus::failed, "wrong result for n=31")};
+  add_handout_lines(explanations, {"Sizes/Scan.Race/n31"}, run);
+  EXPECT_NE(
+      run.tests[0].message.find("TODO(7): a partial tile. (Hints by task: labs/07-prefix-sum/hints.md)"),
+      std::string::npos)
+      << run.tests[0].message;
+  EXPECT_EQ(run.tests[1].message.find("hints.md"), std::string::npos) << run.tests[1].message;
 }
 
 // ---- the reports ----
@@ -400,11 +419,14 @@ TEST(FailureAnalysisRealLabs, EveryExplainJsonParsesAndPointsIntoItsHandout) {
     EXPECT_EQ(problem, "") << lab.id;
     EXPECT_FALSE(explanations.failures.empty()) << lab.id << ": no labs/" << lab.id << "/explain.json";
     const std::string handout = test_tree::read_text(dir / "README.md");
-    // The TODOs the hints are given for: "<summary>TODO(5), <code>scan_items</code>: its three hints".
+    // The TODOs the hints are given for: "<summary>TODO(5), <code>scan_items</code>: its three hints",
+    // in the handout or on its page of hints by task, hints.md, which "### Hints by task" links.
+    const std::string hints =
+        handout + (std::filesystem::exists(dir / "hints.md") ? test_tree::read_text(dir / "hints.md") : "");
     std::set<std::string> hinted;
     const std::regex summary(R"(<summary>TODO\((\d+)\))");
-    for (auto it = std::sregex_iterator(handout.begin(), handout.end(), summary);
-         it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(hints.begin(), hints.end(), summary); it != std::sregex_iterator();
+         ++it)
       hinted.insert((*it)[1]);
     for (const auto& [key, sentence] : explanations.failures) {
       const std::string where = lab.id + " " + key + ": " + sentence;
