@@ -62,6 +62,7 @@ void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaS
 __global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
   // TODO(6): One thread per column of the grid: sums[c] must hold the float sum of column c, added up
   //          by that one thread, for every c < cols. Threads without a column write nothing.
+  //          Index the matrix with row_major_index.
 }
 
 void launch_column_sums(float* sums, const float* matrix, int rows, int cols, cudaStream_t stream) {

@@ -96,6 +96,7 @@ void launch_row_sums(float* sums, const float* matrix, int rows, int cols, cudaS
 __global__ void column_sums(float* sums, const float* matrix, int rows, int cols) {
   // HOLE: One thread per column of the grid: sums[c] must hold the float sum of column c, added up
   // HOLE: by that one thread, for every c < cols. Threads without a column write nothing.
+  // HOLE: Index the matrix with row_major_index.
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (col >= cols) return;
   float sum = 0.0f;
