@@ -197,7 +197,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
     count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts) {
   // TODO(7): digit_counts[d * tiles_for(n) + blockIdx.x] = the number of this tile's keys below n whose
   //          digit at `shift` is d, for every d (digit-major). Count in shared memory with a set of
-  //          counters per warp, so that warps never wait for each other; every thread reaches every barrier.
+  //          counters per warp, so that warps never wait for each other; zero them all, then a barrier,
+  //          before any warp counts. Every thread reaches every barrier.
 }
 
 void launch_count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts,
