@@ -191,9 +191,10 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // TODO(7): The result of count_bytes_merged, the bulk split as in add_share_to_block_histogram
   //          (split_for_vectors, one uint4 load per vector) but in a loop per warp, one vector per lane per
-  //          round, and the lanes of a warp that hold equal bytes make one shared atomic together
-  //          (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call must execute it,
-  //          also a lane with no vector left; the head and tail bytes need no match.
+  //          round, and for each of a vector's 16 byte positions the lanes of a warp that hold equal
+  //          bytes make one shared atomic together (__match_any_sync, leader_of). Every lane named in
+  //          the mask of a *_sync call must execute it, also a lane with no vector left; the head and
+  //          tail bytes need no match.
 }
 
 __host__ __device__ int lane_copy_slot(int bin, int lane) {

@@ -253,9 +253,10 @@ void histogram_shared_atomics(const std::uint8_t* in, std::size_t n, std::uint32
 __global__ void count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // HOLE: The result of count_bytes_merged, the bulk split as in add_share_to_block_histogram
   // HOLE: (split_for_vectors, one uint4 load per vector) but in a loop per warp, one vector per lane per
-  // HOLE: round, and the lanes of a warp that hold equal bytes make one shared atomic together
-  // HOLE: (__match_any_sync, leader_of). Every lane named in the mask of a *_sync call must execute it,
-  // HOLE: also a lane with no vector left; the head and tail bytes need no match.
+  // HOLE: round, and for each of a vector's 16 byte positions the lanes of a warp that hold equal
+  // HOLE: bytes make one shared atomic together (__match_any_sync, leader_of). Every lane named in
+  // HOLE: the mask of a *_sync call must execute it, also a lane with no vector left; the head and
+  // HOLE: tail bytes need no match.
   __shared__ std::uint32_t shared_bins[kBins];
   shared_bins[threadIdx.x] = 0;
   __syncthreads();
