@@ -305,13 +305,13 @@ def check_handout(handout: Path, outline: list[str], root: Path) -> list[str]:
         hints_page = handout.parent / HINTS_PAGE
         body = bodies[HINTS]
         if hints_page.is_file():
-            body = body + hints_page.read_text(encoding="utf-8").splitlines()
+            page_lines = hints_page.read_text(encoding="utf-8").splitlines()
+            body = body + page_lines
+            problems += check_images(lab, hints_page, page_lines, root)
             if not any(f"({HINTS_PAGE})" in line for line in bodies[HINTS]):
                 problems.append(f'{lab}: labs/{lab}/{HINTS_PAGE} exists but "## {HINTS}" never links it: '
                                 f'link it under "{HINTS_BY_TASK}" as [hints by task]({HINTS_PAGE})')
         problems += check_task_hints(lab, body, count_todos(handout.parent))
-        problems += check_images(lab, hints_page, hints_page.read_text(encoding="utf-8").splitlines(), root) \
-            if hints_page.is_file() else []
     for heading, body in sections:
         if heading in outline and not any(line.strip() for line in body):
             problems.append(f'{lab}: the section "## {heading}" is empty')
