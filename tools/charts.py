@@ -127,7 +127,9 @@ def draw(path: Path) -> str:
         axes.set_xticks(list(ticks), list(ticks.values()))
     highest = max([p[-1] for points in series.values() for p in points] + [roof])
     if header.get("yscale") == "log":
-        lowest = min([p[1] for points in series.values() for p in points] + ([roof] if roof else []))
+        # The low end of each point's bar (ylo), so that no sample's range runs off the axis.
+        lowest = min([p[2] if len(p) == 4 else p[1] for points in series.values() for p in points] +
+                     ([roof] if roof else []))
         axes.set_yscale("log")
         axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
         axes.set_ylim(lowest / 2, highest * 2)
