@@ -19,9 +19,10 @@
     }                                                                             \
   } while (0)
 
-// The median of `runs` timed calls, after one untimed warm-up.
-template <typename Call>
-float median_ms(Call call, int runs = 21) {
+// The median of `runs` timed calls, after one untimed warm-up. before_each
+// runs before every timed call, outside the timed span (an L2 flush, a reset).
+template <typename Call, typename Before>
+float median_ms(Call call, int runs, Before before_each) {
   cudaEvent_t start, stop;
   PROBE_CHECK(cudaEventCreate(&start));
   PROBE_CHECK(cudaEventCreate(&stop));
@@ -29,6 +30,7 @@ float median_ms(Call call, int runs = 21) {
   PROBE_CHECK(cudaGetLastError());
   std::vector<float> times;
   for (int run = 0; run < runs; ++run) {
+    before_each();
     PROBE_CHECK(cudaEventRecord(start));
     call();
     PROBE_CHECK(cudaEventRecord(stop));
@@ -42,4 +44,9 @@ float median_ms(Call call, int runs = 21) {
   PROBE_CHECK(cudaEventDestroy(start));
   PROBE_CHECK(cudaEventDestroy(stop));
   return times[times.size() / 2];
+}
+
+template <typename Call>
+float median_ms(Call call, int runs = 21) {
+  return median_ms(call, runs, [] {});
 }

@@ -55,40 +55,26 @@ __global__ void __launch_bounds__(32 * Rows) transpose_tile(float* out, const fl
     }
 }
 
-struct Timer {
-  void* flush = nullptr;
-  size_t flush_bytes = size_t(256) << 20;
-  cudaEvent_t a, b;
-  Timer() {
-    PROBE_CHECK(cudaMalloc(&flush, flush_bytes));
-    PROBE_CHECK(cudaEventCreate(&a));
-    PROBE_CHECK(cudaEventCreate(&b));
-  }
-  template <typename F>
-  float median(F f) {
-    f();
-    std::vector<float> t;
-    for (int i = 0; i < 15; ++i) {
-      PROBE_CHECK(cudaMemsetAsync(flush, i, flush_bytes));
-      PROBE_CHECK(cudaEventRecord(a));
-      f();
-      PROBE_CHECK(cudaEventRecord(b));
-      PROBE_CHECK(cudaEventSynchronize(b));
-      PROBE_CHECK(cudaGetLastError());
-      float ms;
-      PROBE_CHECK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
+// Overwrites a buffer larger than the L2 before each timed run, as the speed test does.
+struct L2Flush {
+  void* buffer = nullptr;
+  size_t bytes = size_t(256) << 20;
+  int calls = 0;
+  L2Flush() { PROBE_CHECK(cudaMalloc(&buffer, bytes)); }
+  void operator()() { PROBE_CHECK(cudaMemsetAsync(buffer, ++calls, bytes)); }
 };
 
+// Median of 15 runs, each after an L2 flush.
+template <typename Call>
+float median_cold(L2Flush& flush, Call call) {
+  return median_ms(call, 15, [&] { flush(); });
+}
+
 template <int Tile, int Rows, bool Streaming, bool DownFirst = false>
-void row(Timer& timer, float* out, const float* in, int n, float copy_ms, const std::vector<float>& want) {
+void row(L2Flush& flush, float* out, const float* in, int n, float copy_ms, const std::vector<float>& want) {
   const dim3 block(32, Rows), grid(n / Tile, n / Tile);
-  const float ms =
-      timer.median([&] { transpose_tile<Tile, Rows, Streaming, DownFirst><<<grid, block>>>(out, in, n, n); });
+  const float ms = median_cold(
+      flush, [&] { transpose_tile<Tile, Rows, Streaming, DownFirst><<<grid, block>>>(out, in, n, n); });
   std::vector<float> got(size_t(n) * n);
   PROBE_CHECK(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost));
   int blocks_per_sm = 0;
@@ -115,24 +101,24 @@ int main() {
   PROBE_CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
   cudaDeviceProp prop;
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
-  Timer timer;
+  L2Flush flush;
   const float copy_ms =
-      timer.median([&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+      median_cold(flush, [&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
   std::printf("%s: copy of 256 MiB %.4f ms, %.1f GB/s (read + write)\n", prop.name, copy_ms,
               2.0 * bytes / copy_ms / 1e6);
   for (int round = 0; round < 2; ++round) {
-    row<32, 8, false>(timer, out, in, n, copy_ms, want);  // the lab's reference
-    row<32, 8, false, true>(timer, out, in, n, copy_ms, want);
-    row<32, 4, false>(timer, out, in, n, copy_ms, want);
-    row<32, 2, false>(timer, out, in, n, copy_ms, want);
-    row<64, 4, false>(timer, out, in, n, copy_ms, want);
-    row<64, 8, false>(timer, out, in, n, copy_ms, want);
-    row<64, 16, false>(timer, out, in, n, copy_ms, want);
-    row<64, 16, false, true>(timer, out, in, n, copy_ms, want);
-    row<64, 8, false, true>(timer, out, in, n, copy_ms, want);
+    row<32, 8, false>(flush, out, in, n, copy_ms, want);  // the lab's reference
+    row<32, 8, false, true>(flush, out, in, n, copy_ms, want);
+    row<32, 4, false>(flush, out, in, n, copy_ms, want);
+    row<32, 2, false>(flush, out, in, n, copy_ms, want);
+    row<64, 4, false>(flush, out, in, n, copy_ms, want);
+    row<64, 8, false>(flush, out, in, n, copy_ms, want);
+    row<64, 16, false>(flush, out, in, n, copy_ms, want);
+    row<64, 16, false, true>(flush, out, in, n, copy_ms, want);
+    row<64, 8, false, true>(flush, out, in, n, copy_ms, want);
   }
   const float copy_again =
-      timer.median([&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+      median_cold(flush, [&] { PROBE_CHECK(cudaMemcpyAsync(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
   std::printf("copy again: %.4f ms\n", copy_again);
   return 0;
 }
