@@ -88,9 +88,10 @@ void launch_transpose_naive(float* out, const float* in, int rows, int cols, cud
 }
 
 __global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
-  // TODO(8): Transpose the same tile as transpose_naive into `out`, through a padded __shared__ tile
-  //          (kTileDim rows of kTilePitch floats): global reads and writes both coalesced, no bank
-  //          conflicts. Every thread reaches the barrier; nothing outside the matrix is touched.
+  // TODO(8): Transpose this block's kTileDim x kTileDim tile of `in` into `out` (which block takes which
+  //          tile is up to you and your launch, TODO(9)), through a padded __shared__ tile (kTileDim rows of
+  //          kTilePitch floats): global reads and writes both coalesced, no bank conflicts. Every thread
+  //          reaches the barrier; nothing outside the matrix is touched.
 }
 
 void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream) {

@@ -4,6 +4,7 @@
 // (sort_pairs_by_code(), declared in lbvh.cuh, defined in lbvh_sort.cuh):
 // call it, and do not include lbvh_sort.cuh, CUB or Thrust here: the
 // grader refuses a file that does.
+#include <cuda/atomic>
 #include <stdexcept>
 #include <string>
 
@@ -192,11 +193,21 @@ namespace {
 
 // A box another thread wrote during this kernel. ld.global.cg reads it from
 // L2, where every SM's stores meet: the SM's own L1 is not kept coherent with
-// other SMs' writes and could hold an old copy of the line.
+// other SMs' writes and could hold an old copy of the line. An Aabb is 8-byte
+// aligned, so the box comes as three 8-byte loads rather than six 4-byte ones.
 [[maybe_unused]] __device__ Aabb load_box_from_l2(const Aabb* box) {
-  return {{__ldcg(&box->lo.x), __ldcg(&box->lo.y), __ldcg(&box->lo.z)},
-          {__ldcg(&box->hi.x), __ldcg(&box->hi.y), __ldcg(&box->hi.z)}};
+  const auto* pieces = reinterpret_cast<const float2*>(box);
+  const float2 a = __ldcg(pieces);
+  const float2 b = __ldcg(pieces + 1);
+  const float2 c = __ldcg(pieces + 2);
+  return {{a.x, a.y, b.x}, {b.y, c.x, c.y}};
 }
+
+// Threads per block of compute_node_boxes. A block keeps its SM slot until
+// its slowest climber is done; smaller blocks hand slots back sooner. On an
+// H200 (2026-11-29) the climb of 2^20 leaves
+// takes 0.128 ms in blocks of 128 or 64, 0.132 in blocks of 256, 0.139 in 512.
+[[maybe_unused]] constexpr int kClimbThreadsPerBlock = 128;
 
 }  // namespace
 

@@ -144,9 +144,10 @@ void launch_transpose_naive(float* out, const float* in, int rows, int cols, cud
 
 // WALKTHROUGH: tiled-kernel
 __global__ void transpose_tiled(float* out, const float* in, int rows, int cols) {
-  // HOLE: Transpose the same tile as transpose_naive into `out`, through a padded __shared__ tile
-  // HOLE: (kTileDim rows of kTilePitch floats): global reads and writes both coalesced, no bank
-  // HOLE: conflicts. Every thread reaches the barrier; nothing outside the matrix is touched.
+  // HOLE: Transpose this block's kTileDim x kTileDim tile of `in` into `out` (which block takes which
+  // HOLE: tile is up to you and your launch, TODO(9)), through a padded __shared__ tile (kTileDim rows of
+  // HOLE: kTilePitch floats): global reads and writes both coalesced, no bank conflicts. Every thread
+  // HOLE: reaches the barrier; nothing outside the matrix is touched.
   // Padding: tile[x][j] for x = 0..31 is the word x * kTilePitch + j. With a pitch of 32
   // these 32 words would all sit in bank j and the warp's reads would be served one at a
   // time; with a pitch of 33 they sit in banks (x + j) % 32, all different.
@@ -154,14 +155,21 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
   __shared__ float tile[kTileDim][kTilePitch];
   // END WALKTHROUGH: tile-declaration
 
-  const int tile_row = static_cast<int>(blockIdx.y) * kTileDim;  // first row of `in` in this tile
-  const int tile_col = static_cast<int>(blockIdx.x) * kTileDim;  // first column of `in` in this tile
+  // blockIdx.x counts the tiles DOWN the rows of `in`, blockIdx.y across: blocks
+  // launched one after another (x varies fastest) take tiles below each other,
+  // which land side by side in one band of rows of `out`, so their writes fill
+  // whole DRAM pages together. Across the columns first, neighbouring blocks
+  // write 32 rows of `out` a whole output row apart. Measured on an H200
+  // (tools/sweeps/transpose_sweep.cu): 95 % of the copy against 89 %.
+  const int tile_row = static_cast<int>(blockIdx.x) * kTileDim;  // first row of `in` in this tile
+  const int tile_col = static_cast<int>(blockIdx.y) * kTileDim;  // first column of `in` in this tile
   const int x = static_cast<int>(threadIdx.x);
   const int y = static_cast<int>(threadIdx.y);
 
-  // 32 x 8 threads, 4 elements each: 256 threads are enough warps to hide memory
-  // latency while many blocks fit on an SM, each thread has 4 independent loads in
-  // flight, and the index arithmetic and the barrier are paid once per 4 elements.
+  // 32 x 4 threads, 8 elements each: each thread has 8 independent loads in
+  // flight, the index arithmetic and the barrier are paid once per 8 elements,
+  // and 16 blocks of 128 fit on an SM, so one block waiting at its barrier
+  // leaves 15 others moving data.
   // WALKTHROUGH: tile-read
   // Phase 1: a warp (fixed y) reads 32 neighbours of one row of `in`: coalesced.
   for (int k = 0; k < kTileDim; k += kBlockRows) {
@@ -193,8 +201,9 @@ void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cud
   // HOLE: Launch transpose_tiled on `stream`: blocks of kTileDim x kBlockRows threads, one per tile of
   // HOLE: `in` (as your kernel expects), every element covered. Check it with CUDA_CHECK_LAUNCH.
   const dim3 block(kTileDim, kBlockRows);
-  const dim3 grid(static_cast<unsigned>(ceil_div(cols, kTileDim)),
-                  static_cast<unsigned>(ceil_div(rows, kTileDim)));
+  // x counts the tiles down the rows (the kernel's blockIdx.x), y across the columns.
+  const dim3 grid(static_cast<unsigned>(ceil_div(rows, kTileDim)),
+                  static_cast<unsigned>(ceil_div(cols, kTileDim)));
   transpose_tiled<<<grid, block, 0, stream>>>(out, in, rows, cols);
   CUDA_CHECK_LAUNCH("transpose_tiled");
   // END HOLE

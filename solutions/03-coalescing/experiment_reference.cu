@@ -35,10 +35,11 @@ __host__ __device__ std::size_t index_of(int row, int col, int cols) {
 
 // The tiled transpose with a tile of kTileDim x kTileDim floats, no padding:
 // reading a tile column makes all 32 threads of a warp hit the same bank.
+// Otherwise the reference's kernel: blocks down the rows first.
 __global__ void transpose_tiled_unpadded(float* out, const float* in, int rows, int cols) {
   __shared__ float tile[coalescing::kTileDim][coalescing::kTileDim];
-  const int tile_row = static_cast<int>(blockIdx.y) * coalescing::kTileDim;
-  const int tile_col = static_cast<int>(blockIdx.x) * coalescing::kTileDim;
+  const int tile_row = static_cast<int>(blockIdx.x) * coalescing::kTileDim;
+  const int tile_col = static_cast<int>(blockIdx.y) * coalescing::kTileDim;
   const int x = static_cast<int>(threadIdx.x);
   const int y = static_cast<int>(threadIdx.y);
   for (int k = 0; k < coalescing::kTileDim; k += coalescing::kBlockRows) {
@@ -56,8 +57,8 @@ __global__ void transpose_tiled_unpadded(float* out, const float* in, int rows, 
 
 void launch_transpose_tiled_unpadded(float* out, const float* in, int rows, int cols, cudaStream_t stream) {
   const dim3 block(coalescing::kTileDim, coalescing::kBlockRows);
-  const dim3 grid(static_cast<unsigned>(coalescing::ceil_div(cols, coalescing::kTileDim)),
-                  static_cast<unsigned>(coalescing::ceil_div(rows, coalescing::kTileDim)));
+  const dim3 grid(static_cast<unsigned>(coalescing::ceil_div(rows, coalescing::kTileDim)),
+                  static_cast<unsigned>(coalescing::ceil_div(cols, coalescing::kTileDim)));
   transpose_tiled_unpadded<<<grid, block, 0, stream>>>(out, in, rows, cols);
   CUDA_CHECK_LAUNCH("transpose_tiled_unpadded");
 }

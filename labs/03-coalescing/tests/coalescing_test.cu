@@ -325,9 +325,9 @@ TEST_P(Transpose, TiledTransposeMovesEveryElementToItsMirrorPosition) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Transpose, ::testing::ValuesIn(kShapes), shape_name);
 
-TEST(TransposeConfiguration, ATileIs32By32MovedBy32By8ThreadsOf4ElementsEach) {
+TEST(TransposeConfiguration, ATileIs32By32MovedBy32By4ThreadsOf8ElementsEach) {
   EXPECT_EQ(kTileDim, 32);
-  EXPECT_EQ(kBlockRows, 8);
+  EXPECT_EQ(kBlockRows, 4);
   EXPECT_EQ(kTileDim % kBlockRows, 0) << "each thread must move a whole number of elements";
   EXPECT_EQ(kTilePitch, kTileDim + 1);
 }
