@@ -321,9 +321,8 @@ namespace {
 
 // Threads per block of compute_node_boxes. A block keeps its SM slot until
 // its slowest climber is done; smaller blocks hand slots back sooner. On an
-// H200 (2026-11-29) the climb of 2^20 leaves
-// takes 0.126 ms in blocks of 128 or 64, 0.129 in blocks of 256, 0.137 in 512
-// (figures/climb-sweep.txt).
+// H200 (2026-11-29, figures/climb-sweep.txt) the climb of 2^20 leaves takes
+// 0.126 ms in blocks of 128 or 64, 0.129 in blocks of 256, 0.137 in 512.
 [[maybe_unused]] constexpr int kClimbThreadsPerBlock = 128;
 
 }  // namespace
