@@ -204,9 +204,8 @@ namespace {
 }
 
 // Threads per block of compute_node_boxes. A block keeps its SM slot until
-// its slowest climber is done; smaller blocks hand slots back sooner. On an
-// H200 (2026-11-29, figures/climb-sweep.txt) the climb of 2^20 leaves takes
-// 0.126 ms in blocks of 128 or 64, 0.129 in blocks of 256, 0.137 in 512.
+// its slowest climber is done; smaller blocks hand slots back sooner
+// (blocks of 64 to 512 timed in figures/climb-sweep.txt).
 [[maybe_unused]] constexpr int kClimbThreadsPerBlock = 128;
 
 }  // namespace
