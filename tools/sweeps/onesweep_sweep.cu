@@ -25,13 +25,21 @@
 // One pass runs at about 1.2 TB/s of keys read and written (2^28: 1.76 ms),
 // where CUB's four passes take 5.44 ms in all: the tile ranking
 // (rank_tile_by_digit, 80 registers, 3 blocks of 256 per SM) and the
-// look-back's round trips, not the bytes, set the time. Next to try: the
-// ranking's cost (ncu stall reasons), larger tiles per block, and a look-back
-// done by one warp over 32 tiles as lab 07's scan does it.
+// look-back's round trips, not the bytes, set the time.
+// Nsight Compute on one sort of 2^24 keys (build/onesweep_sweep --profile,
+// the windows-of-4 variant, H200, 2026-11-29): each pass 0.116-0.117 ms,
+// 70.4 M warp instructions (134 per key), issue slots 60.6 % busy with only
+// 36 % of the SM's warps resident (3 blocks of 8 warps: 80 registers), every
+// stall reason at or below 1.6 cycles per instruction, DRAM at 21 % of its
+// peak. So the pass issues too many instructions: the ranking's (about 30 per
+// key) and, most likely, the look-back's busy waiting. Next to try: a
+// look-back by one warp for all 256 digits (fewer threads spinning), fewer
+// instructions per key in the ranking, more warps per SM.
 #include <cstdio>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda/atomic>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../solutions/08-radix-sort/radix_sort.cu"
@@ -260,11 +268,24 @@ void time_onesweep(const char* name, const workbook::DeviceBuffer<std::uint32_t>
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace radix_sort;
   cudaDeviceProp prop;
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
+  if (argc > 1 && std::string(argv[1]) == "--profile") {
+    // For Nsight Compute: one sort of 2^24 keys by the best variant, nothing else.
+    const std::size_t n = std::size_t{1} << 24;
+    std::vector<std::uint32_t> host(n);
+    std::mt19937 rng(20261129u);
+    for (auto& k : host) k = rng();
+    workbook::DeviceBuffer<std::uint32_t> in(n), out(n);
+    PROBE_CHECK(cudaMemcpy(in.data(), host.data(), n * 4, cudaMemcpyHostToDevice));
+    OnesweepScratch scratch(n);
+    onesweep_sort_keys<true, false, 4>(in.data(), out.data(), n, scratch, sms);
+    PROBE_CHECK(cudaDeviceSynchronize());
+    return 0;
+  }
   std::printf("%s, %d SMs; uniform random uint32 keys, median of 15 runs\n", prop.name, sms);
   for (int log_n : {20, 24, 28}) {
     const std::size_t n = std::size_t{1} << log_n;
