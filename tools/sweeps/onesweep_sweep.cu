@@ -21,21 +21,22 @@
 //   Onesweep, counts before ranking            99-100  72-74   66-67
 //   the same, look-back windows of 4 tiles     111     81      72
 //   the same, windows of 16                    106     75      65
+//   one warp looks back for all 256 digits      77-78   55      47-49
 //   (sleeping 32-64 ns while a predecessor has not published: no change)
 // One pass runs at about 1.2 TB/s of keys read and written (2^28: 1.76 ms),
 // where CUB's four passes take 5.44 ms in all: the tile ranking
 // (rank_tile_by_digit, 80 registers, 3 blocks of 256 per SM) and the
 // look-back's round trips, not the bytes, set the time.
 // Nsight Compute on one sort of 2^24 keys (build/onesweep_sweep --profile,
-// the windows-of-4 variant, H200, 2026-11-29): each pass 0.116-0.117 ms,
-// 70.4 M warp instructions (134 per key), issue slots 60.6 % busy with only
-// 36 % of the SM's warps resident (3 blocks of 8 warps: 80 registers), every
-// stall reason at or below 1.6 cycles per instruction, DRAM at 21 % of its
-// peak. So the pass issues too many instructions: the ranking's (about 30 per
-// key) and, most likely, the look-back's busy waiting. Next to try: a
-// look-back by one warp for all 256 digits (fewer threads spinning), fewer
-// instructions per key in the ranking, more warps per SM.
-#include <cstdio>
+// H200, 2026-11-29), per pass: windows of 4: 0.116 ms, 70.4 M warp
+// instructions (134 per key), issue slots 60.6 % busy with only 36 % of the
+// SM's warps resident (3 blocks of 8 warps: 80 registers), every stall reason
+// at or below 1.6 cycles per instruction, DRAM at 21 % of its peak. One warp
+// looking back: 0.181 ms, the same 71.2 M instructions, barrier stalls 8.1.
+// So the spinning is not where the instructions go: the pass is issue-bound
+// on the tile ranking and scatter (rank_tile_by_digit: 8 ballots, a shared
+// counter and two __syncwarp per key). Next to try: a ranking with fewer
+// instructions per key, and more warps per SM.
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda/atomic>
 #include <random>
@@ -152,44 +153,86 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
         .store((tile == 0 ? kCountsUpTo : kTileCount) | count, cuda::memory_order_relaxed);
   }
 
-  // Look back: thread d adds up digit d's counts of the tiles before this
-  // one until it meets a tile that already knows its running total, then
-  // publishes this tile's running total for the tiles after it.
-  // kWindow earlier tiles' words are loaded at once, so that a walk over many
-  // tiles costs a round trip per window, not per tile. Where the nearest tile
-  // not yet added has not published, only its word is asked for again.
   std::uint32_t before = 0;
-  std::size_t left = tile;  // tiles 0 .. left - 1 not yet added
-  while (left > 0) {
-    std::uint32_t window[kWindow];
+  if (kWindow == 0) {
+    // Look back by one warp: lane l handles digits l, l + 32, ..., and the
+    // other warps wait at the barrier instead of spinning on loads.
+    __shared__ std::uint32_t digit_before[kRadix];
+    __shared__ std::uint32_t digit_counts[kRadix];
+    digit_counts[digit] = count;
+    __syncthreads();
+    if (warp_index() == 0 && tile > 0) {
+      constexpr int kPerLane = kRadix / kWarpSize;
+      const int lane = lane_index();
+      std::uint32_t sums[kPerLane] = {};
+      unsigned pending = (1u << kPerLane) - 1u;  // bit j: digit lane + 32 j still adding
+      for (std::size_t t = tile; pending != 0u;) {
+        std::uint32_t word[kPerLane];
+        bool ready = true;
 #pragma unroll
-    for (int i = 0; i < kWindow; ++i)
-      window[i] =
-          left > static_cast<std::size_t>(i)
-              ? DeviceWord(look_back[(left - 1 - i) * kRadix + digit]).load(cuda::memory_order_relaxed)
-              : kCountsUpTo;  // before tile 0: nothing
-    int added = 0;
-    bool complete = false;
+        for (int j = 0; j < kPerLane; ++j) {
+          word[j] = (pending >> j) & 1u ? DeviceWord(look_back[(t - 1) * kRadix + lane + kWarpSize * j])
+                                              .load(cuda::memory_order_relaxed)
+                                        : kCountsUpTo;
+          ready = ready && word[j] != kNotReady;
+        }
+        if (!ready) continue;  // ask again for the same tile
 #pragma unroll
-    for (int i = 0; i < kWindow; ++i) {
-      if (complete || added < i || window[i] == kNotReady) continue;
-      before += window[i] & kValueMask;
-      complete = (window[i] & ~kValueMask) == kCountsUpTo;
-      added = i + 1;
-    }
-    if (complete) break;
-    left -= added;
-    if (added == 0) {  // the nearest has not published: wait for it alone
-      while (DeviceWord(look_back[(left - 1) * kRadix + digit]).load(cuda::memory_order_relaxed) ==
-             kNotReady) {
-        if (kBackoff) __nanosleep(32);
+        for (int j = 0; j < kPerLane; ++j) {
+          if (((pending >> j) & 1u) == 0u) continue;
+          sums[j] += word[j] & kValueMask;
+          if ((word[j] & ~kValueMask) == kCountsUpTo) pending &= ~(1u << j);
+        }
+        --t;
+      }
+#pragma unroll
+      for (int j = 0; j < kPerLane; ++j) {
+        const int d = lane + kWarpSize * j;
+        digit_before[d] = sums[j];
+        DeviceWord(words[d]).store(kCountsUpTo | (sums[j] + digit_counts[d]), cuda::memory_order_relaxed);
       }
     }
+    __syncthreads();
+    before = tile > 0 ? digit_before[digit] : 0u;
+  } else if (kWindow > 0) {
+    // Look back: thread d adds up digit d's counts of the tiles before this
+    // one until it meets a tile that already knows its running total, then
+    // publishes this tile's running total for the tiles after it.
+    // kWindow earlier tiles' words are loaded at once, so that a walk over many
+    // tiles costs a round trip per window, not per tile. Where the nearest tile
+    // not yet added has not published, only its word is asked for again.
+    std::size_t left = tile;  // tiles 0 .. left - 1 not yet added
+    while (left > 0) {
+      std::uint32_t window[kWindow > 0 ? kWindow : 1];
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i)
+        window[i] =
+            left > static_cast<std::size_t>(i)
+                ? DeviceWord(look_back[(left - 1 - i) * kRadix + digit]).load(cuda::memory_order_relaxed)
+                : kCountsUpTo;  // before tile 0: nothing
+      int added = 0;
+      bool complete = false;
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i) {
+        if (complete || added < i || window[i] == kNotReady) continue;
+        before += window[i] & kValueMask;
+        complete = (window[i] & ~kValueMask) == kCountsUpTo;
+        added = i + 1;
+      }
+      if (complete) break;
+      left -= added;
+      if (added == 0) {  // the nearest has not published: wait for it alone
+        while (DeviceWord(look_back[(left - 1) * kRadix + digit]).load(cuda::memory_order_relaxed) ==
+               kNotReady) {
+          if (kBackoff) __nanosleep(32);
+        }
+      }
+    }
+    if (tile > 0) DeviceWord(words[digit]).store(kCountsUpTo | (before + count), cuda::memory_order_relaxed);
   }
-  if (tile > 0) DeviceWord(words[digit]).store(kCountsUpTo | (before + count), cuda::memory_order_relaxed);
 
-    // As in scatter_by_digit: key j of the sorted tile, of digit d, goes to
-    // d's first position + d's keys in earlier tiles + (j - d's start in the tile).
+  // As in scatter_by_digit: key j of the sorted tile, of digit d, goes to
+  // d's first position + d's keys in earlier tiles + (j - d's start in the tile).
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) sorted_keys[positions[k]] = items[k];
   digit_base[digit] = digit_starts[digit] + before - digit_start;
@@ -274,7 +317,7 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   if (argc > 1 && std::string(argv[1]) == "--profile") {
-    // For Nsight Compute: one sort of 2^24 keys by the best variant, nothing else.
+    // For Nsight Compute: one sort of 2^24 keys by the best variant (windows of 4), nothing else.
     const std::size_t n = std::size_t{1} << 24;
     std::vector<std::uint32_t> host(n);
     std::mt19937 rng(20261129u);
@@ -329,6 +372,8 @@ int main(int argc, char** argv) {
     time_onesweep<true, false, 4>("counts before, windows of 4", in, out, n, cub_ms, expected, sms);
     time_onesweep<true, false, 16>("counts before, windows of 16", in, out, n, cub_ms, expected, sms);
     time_onesweep<true, true, 16>("counts before, windows of 16, backoff", in, out, n, cub_ms, expected, sms);
+    time_onesweep<true, false, 0>("counts before, one warp looks back", in, out, n, cub_ms, expected, sms);
+    time_onesweep<false, false, 0>("counts after, one warp looks back", in, out, n, cub_ms, expected, sms);
   }
   return 0;
 }
