@@ -291,10 +291,10 @@ __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std
   // TODO(13): Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
   //           global atomics (too many bins for shared memory); lanes of a warp holding equal values make
   //           one atomic together (__match_any_sync). The rounds start at the warp's first index (the grid
-  //           index of its lane 0) and step by the grid's threads times kWideItemsPerThread. In a round each
-  //           lane has kWideItemsPerThread loads in flight, a grid width apart, and at each of them the 32
-  //           lanes of a warp read 32 consecutive values (so that equal neighbours meet in one match); every
-  //           lane named in the mask of a *_sync call must execute it.
+  //           index of its lane 0), step by the grid's threads times kWideItemsPerThread and run while their
+  //           first index is below n. In a round each lane has kWideItemsPerThread loads in flight, a grid
+  //           width apart, and at each of them the 32 lanes of a warp read 32 consecutive values (so that
+  //           equal neighbours meet in one match); every lane named in a *_sync call's mask must execute it.
 }
 
 void launch_count_wide_match_any(const std::uint16_t* in, std::size_t n, std::uint32_t* bins,

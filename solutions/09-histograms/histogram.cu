@@ -463,10 +463,10 @@ __global__ void count_wide_match_any(const std::uint16_t* in, std::size_t n, std
   // HOLE: Add the histogram of in[0, n) to the kWideBins counts of bins, every value counted once, with
   // HOLE: global atomics (too many bins for shared memory); lanes of a warp holding equal values make
   // HOLE: one atomic together (__match_any_sync). The rounds start at the warp's first index (the grid
-  // HOLE: index of its lane 0) and step by the grid's threads times kWideItemsPerThread. In a round each
-  // HOLE: lane has kWideItemsPerThread loads in flight, a grid width apart, and at each of them the 32
-  // HOLE: lanes of a warp read 32 consecutive values (so that equal neighbours meet in one match); every
-  // HOLE: lane named in the mask of a *_sync call must execute it.
+  // HOLE: index of its lane 0), step by the grid's threads times kWideItemsPerThread and run while their
+  // HOLE: first index is below n. In a round each lane has kWideItemsPerThread loads in flight, a grid
+  // HOLE: width apart, and at each of them the 32 lanes of a warp read 32 consecutive values (so that
+  // HOLE: equal neighbours meet in one match); every lane named in a *_sync call's mask must execute it.
   const int lane = lane_index();
   const std::size_t step = grid_threads();
   const std::size_t round = step * kWideItemsPerThread;
