@@ -198,7 +198,8 @@ int main() {
                 scan::kVectorWidth);
     std::printf("Rates count 8 bytes per element (read + write); timings are medians with a cold L2.\n\n");
     // 2^28 ints; fewer on a GPU with little memory, by the rule of the reference's
-    // comparison (its naive scan needs 5 buffers of 1 GiB), so that both time the same n.
+    // comparison (its naive scan needs 5 arrays of n ints, and the rule leaves room
+    // for a sixth), so that both time the same n.
     std::size_t n = std::size_t{1} << 28;
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
