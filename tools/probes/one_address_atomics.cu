@@ -1,8 +1,8 @@
 // Lab 05's then-and-now: Farber (2013) measured his packed ParallelCounter
-// against one counter updated with atomicAdd(counter, 1), before nvcc merged a
-// warp's adds to one address (NVIDIA's blog says so in its 2017 update; no
-// earlier source found). Here the same 2^28 adds of 1 are timed
-// three ways on one GPU in one run:
+// against one counter updated with atomicAdd(counter, 1), likely before nvcc
+// merged a warp's adds to one address (the earliest source we found for the
+// merge is NVIDIA's blog, updated in 2017). Here the same 2^28 adds of 1 are
+// timed three ways on one GPU in one run:
 //   merged    atomicAdd(counter, 1): nvcc sums the warp's adds, one request
 //   unmerged  atomicAdd(counter + zeros[i], 1): an address nvcc cannot prove
 //             equal across the warp, so each lane's add is its own
