@@ -483,6 +483,10 @@ def self_test() -> int:
          ['73-shown: labs/73-shown/README.md:', '73-shown: "## What to expect" does not ask']),
         ("78-date", good.replace("on 2026-11-26:", "recently:"),
          ['78-date: "## What to expect" never names the date']),
+        # Numbered lines in a code block or a fold after the questions are not questions.
+        ("76-blocks", good.replace("tables:\n\n1. Why?", "tables:\n\n1. Why?\n\n```text\n1. a line of output\n"
+                                   "2. another\n```\n\n<details>\n<summary>Our answers</summary>\n\n1. Because.\n\n"
+                                   "</details>"), []),
         ("77-answers", good, ['77-answers: solutions/77-answers/ANSWERS.md has no "### Table question 1"',
           '77-answers: solutions/77-answers/ANSWERS.md answers table question 2, but the handout asks 1']),
         # The hints by task on a page of their own (hints.md, written below).

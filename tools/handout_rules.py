@@ -335,13 +335,22 @@ def check_hint_sketches(lab: str, folder: Path, root: Path) -> list[str]:
 # Answers, references, then and now, length
 
 def table_questions(lines: list[str]) -> int:
+    """The numbered questions after "Questions to answer under your tables",
+    not counting numbered lines in a code block or a fold (answers, output)."""
     count = 0
     started = False
+    in_code = False
+    folds = 0
     for _, line in section_lines(lines, "What to expect"):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+            continue
+        if not in_code:
+            folds = max(0, folds + line.count("<details>") - line.count("</details>"))
         if TABLE_QUESTIONS in line:
             started = True
             continue
-        if started and NUMBERED.match(line):
+        if started and not in_code and folds == 0 and NUMBERED.match(line):
             count += 1
     return count
 
