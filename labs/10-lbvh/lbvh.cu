@@ -125,7 +125,7 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
   // TODO(7): Build the tree over boxes[0, n) on `stream`: afterwards objects(), left(), right(), last(),
   //          parent() and boxes() hold it. Use this file's launch functions and sort_pairs_by_code() (with
-  //          sort_temp()), all on this object's arrays: nothing allocated, nothing waited for. The kernels
+  //          sort_temp()), all on this Lbvh's arrays: nothing allocated, nothing waited for. The kernels
   //          take n as std::uint32_t (n <= kMaxObjects fits).
 }
 

@@ -104,7 +104,7 @@ struct NodeRange {
 // ---------------------------------------------------------------------------
 // Provided helpers (written for you, used by your code and by the tests).
 
-/// @brief The smaller of two floats (fminf on both sides; no NaN handling needed).
+/// @brief The smaller of two floats, a < b ? a : b (no NaN handling needed).
 /// @param[in] a A float.
 /// @param[in] b A float.
 /// @return The smaller.

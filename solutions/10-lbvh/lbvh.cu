@@ -179,7 +179,7 @@ void Lbvh::build(const Aabb* boxes, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
   // HOLE: Build the tree over boxes[0, n) on `stream`: afterwards objects(), left(), right(), last(),
   // HOLE: parent() and boxes() hold it. Use this file's launch functions and sort_pairs_by_code() (with
-  // HOLE: sort_temp()), all on this object's arrays: nothing allocated, nothing waited for. The kernels
+  // HOLE: sort_temp()), all on this Lbvh's arrays: nothing allocated, nothing waited for. The kernels
   // HOLE: take n as std::uint32_t (n <= kMaxObjects fits).
   const auto count = static_cast<std::uint32_t>(n);
   compute_scene_box(boxes, count, partials(), scene(), stream);
