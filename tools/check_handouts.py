@@ -25,7 +25,7 @@ coalescing) it checks that
     solutions/NN-name/ANSWERS.md answers every question under the tables;
     every reference has a year and a link; "Then and now" shows its chart;
     the main path is at most 500 lines and 3,000 words (outside folds, code
-    blocks and References); "Speed of light" and "What to expect" ask for the
+    blocks and References), the whole README at most 440 lines; "Speed of light" and "What to expect" ask for the
     student's prediction and measurement before showing the project's.
 --words prints each handout's main-path words (in all, and per section).
 Each problem is one line naming the lab and what is wrong; the exit status is
@@ -472,6 +472,9 @@ def self_test() -> int:
          ['80-refs: "## References", entry 1 has no link']),
         ("79-long", good.replace("Text of Tasks.", "Line.\n" * handout_rules.MAIN_PATH_LINES),
          ['79-long: the main path of the handout']),
+        ("75-folds", good.replace("Text of Tasks.", "<details>\n<summary>More</summary>\n\n" +
+                                  "Line.\n" * handout_rules.HANDOUT_LINES + "\n</details>"),
+         ['75-folds: the handout is']),
         ("76-words", good.replace("Text of Tasks.", "word " * handout_rules.MAIN_PATH_WORDS),
          ['76-words: the main path of the handout is 3079 words']),
         ("75-tests", good.replace("Text of What the tests check.", "test " * 251),

@@ -38,6 +38,7 @@ from pathlib import Path
 
 MAX_COPIED_LINES = 3  # CONTRIBUTING.md, item "Hints": more than this many is the code, not a sketch
 MAIN_PATH_LINES = 500  # CONTRIBUTING.md, "Length"
+HANDOUT_LINES = 440  # CONTRIBUTING.md, "Length": the whole README, folds included
 MAIN_PATH_WORDS = 3000  # CONTRIBUTING.md, "Length": outside folds, code blocks and References
 # CONTRIBUTING.md, items "What the tests check" and "Then and now": words outside their folds.
 SECTION_WORDS = {"What the tests check": 250, "Then and now": 300}
@@ -432,6 +433,11 @@ def check_length(lab: str, lines: list[str]) -> list[str]:
         return [f"{lab}: the main path of the handout (all but what is inside <details> folds) is {length} "
                 f"lines, more than {MAIN_PATH_LINES}: move the long discussion of the measurements to "
                 "measurements.md, and cut what restates a table"]
+    if len(lines) > HANDOUT_LINES:
+        # Readers read the folds too: a handout of 500 lines does not read in one sitting.
+        return [f"{lab}: the handout is {len(lines)} lines with its folds, more than {HANDOUT_LINES}: cut what "
+                "is said twice (a derivation in a fold and in measurements.md, an answer that repeats the Ours "
+                "fold, a link given twice) rather than move it"]
     return []
 
 
