@@ -5,7 +5,7 @@
 /// leaf is one object's axis-aligned bounding box, every internal node the
 /// box around its two children. A query box then visits only the subtrees
 /// whose box it overlaps. The lab builds one on the GPU the "linear" way
-/// (Lauterbach et al.; Karras 2012; Apetrei 2014), in five phases, and uses it
+/// (Lauterbach et al. 2009; Karras 2012), in five phases, and uses it
 /// for broad-phase collision detection: every pair of overlapping objects.
 /// 1. **Scene box**: the box around all objects (a device reduction).
 /// 2. **Morton codes**: for each object a 30-bit code of its centroid
