@@ -124,10 +124,36 @@ function(workbook_add_lab folder base)
   # student's folder: a program of their own, linked with the solution, that
   # ./workbook bench runs after the reference's experiment. A tree without
   # solutions/ (the student release) has no such target.
+  # A Going-further reference (solutions/<folder>/going_further/: lab 08's
+  # Onesweep sort): a library of its own, tested by its *_test.cu files (in
+  # the project's suite, not the grader's), linked into the comparisons so
+  # that ./workbook bench LAB --solution times it. Not a student file: the
+  # student release has no solutions/.
+  set(further_dir ${solution_dir}/going_further)
+  if(TARGET ${prefix}_solution AND IS_DIRECTORY ${further_dir})
+    file(GLOB further_sources CONFIGURE_DEPENDS ${further_dir}/*.cu)
+    file(GLOB further_tests CONFIGURE_DEPENDS ${further_dir}/*_test.cu)
+    list(REMOVE_ITEM further_sources ${further_tests})
+    add_library(${prefix}_going_further STATIC ${further_sources})
+    target_include_directories(${prefix}_going_further PUBLIC ${further_dir} ${lab_dir})
+    target_link_libraries(${prefix}_going_further PUBLIC workbook::common)
+    workbook_set_warnings(${prefix}_going_further)
+    if(further_tests)
+      add_executable(${prefix}_going_further_tests ${further_tests})
+      target_link_libraries(${prefix}_going_further_tests PRIVATE ${prefix}_going_further workbook::testing)
+      target_compile_definitions(${prefix}_going_further_tests PRIVATE WORKBOOK_LAB_ID="${folder}")
+      workbook_set_warnings(${prefix}_going_further_tests)
+      workbook_register_lab_tests(${folder}.going-further ${prefix}_going_further_tests)
+    endif()
+  endif()
+
   if(TARGET ${prefix}_solution AND EXISTS ${solution_dir}/experiment_reference.cu)
     add_executable(${prefix}_experiment_reference ${solution_dir}/experiment_reference.cu)
     target_include_directories(${prefix}_experiment_reference PRIVATE ${lab_dir})
     target_link_libraries(${prefix}_experiment_reference PRIVATE ${prefix}_solution)
+    if(TARGET ${prefix}_going_further)
+      target_link_libraries(${prefix}_experiment_reference PRIVATE ${prefix}_going_further)
+    endif()
     workbook_set_warnings(${prefix}_experiment_reference)
   endif()
 

@@ -277,6 +277,387 @@ void onesweep_sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, s
   PROBE_CHECK(cudaGetLastError());
 }
 
+// ---------------------------------------------------------------------------
+// Second round (session 46): CUB's ranking with early counts. Each warp counts
+// its keys' digits first (shared atomics into its own histogram), the block
+// turns those counts into each warp's first position per digit, and only then
+// ranks: per key, one peer vote, and the group's highest lane moves the warp's
+// counter with one shared atomic and hands the old value to its peers with a
+// shuffle. One pass over the items instead of the lab's two (no second read
+// of the counters, no __syncwarp pair per key). kThreads x kItems keys a tile
+// (CUB's sm_90 tuning for 4-byte keys: 384 x 23).
+// The lanes whose digit equals this lane's, as same_digit_lanes, in four
+// instructions a bit: written in C++, nvcc computed each bit twice (once as a
+// predicate for the vote, once as a mask for the select), seven a bit.
+__device__ unsigned same_digit_lanes_ptx(std::uint32_t digit) {
+  unsigned peers = kFullMask;
+#pragma unroll
+  for (int b = 0; b < kRadixBits; ++b) {
+    unsigned agree;  // bit l: lane l's bit b equals this lane's
+    asm("{\n\t.reg .pred set;\n\t.reg .b32 bit;\n\t"
+        "and.b32 bit, %1, %2;\n\t"
+        "setp.ne.u32 set, bit, 0;\n\t"
+        "vote.sync.ballot.b32 %0, set, 0xffffffff;\n\t"
+        "@!set not.b32 %0, %0;\n\t}"
+        : "=r"(agree)
+        : "r"(digit), "r"(1u << b));
+    peers &= agree;
+  }
+  return peers;
+}
+
+template <int kThreads>
+__device__ std::uint32_t block_exclusive_sum_of(std::uint32_t value) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  __shared__ std::uint32_t warp_totals[kWarps];
+  const int lane = lane_index();
+  const int warp = warp_index();
+  std::uint32_t inclusive = value;
+#pragma unroll
+  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+    const std::uint32_t below = __shfl_up_sync(kFullMask, inclusive, offset);
+    if (lane >= offset) inclusive += below;
+  }
+  if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+  __syncthreads();
+  std::uint32_t warps_before = 0;
+  for (int w = 0; w < warp; ++w) warps_before += warp_totals[w];
+  return warps_before + inclusive - value;
+}
+
+template <int kThreads, int kItems, int kWindow, bool kMatchAny, int kMinBlocks = (kThreads >= 384 ? 2 : 3),
+          bool kStoreWhileRanking = false, bool kPtxMatch = false, bool kEveryLaneAdds = false>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    onesweep_pass_v2(const std::uint32_t* keys_in, std::size_t n, int shift,
+                     const std::uint32_t* digit_starts, std::uint32_t* look_back, std::uint32_t* next_tile,
+                     std::uint32_t* keys_out) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  constexpr int kTile = kThreads * kItems;
+  constexpr int kWarpTile = kWarpSize * kItems;
+  // The warps' counters are done with before the sorted tile is written.
+  // kStoreWhileRanking: each key goes to the sorted tile as soon as it is
+  // ranked, so that no array of ranks stays in registers (more blocks fit an
+  // SM), at the price of the counters' own 12 KB of shared memory.
+  struct Apart {
+    std::uint32_t warp_offsets[kWarps][kRadix];
+    std::uint32_t sorted_keys[kTile];
+  };
+  union Aliased {
+    std::uint32_t warp_offsets[kWarps][kRadix];
+    std::uint32_t sorted_keys[kTile];
+  };
+  __shared__ std::conditional_t<kStoreWhileRanking, Apart, Aliased> shared;
+  __shared__ std::uint32_t digit_base[kRadix];
+  __shared__ std::uint32_t this_tile;
+  const int lane = lane_index();
+  const int warp = warp_index();
+  for (int i = threadIdx.x; i < kWarps * kRadix; i += kThreads) (&shared.warp_offsets[0][0])[i] = 0;
+  if (threadIdx.x == 0) this_tile = atomicAdd(next_tile, 1u);
+  __syncthreads();
+  const std::size_t tile = this_tile;
+  const std::size_t first = tile * kTile;
+  const int valid = n - first < static_cast<std::size_t>(kTile) ? static_cast<int>(n - first) : kTile;
+
+  // Warp-striped: item k of lane l is key k * 32 + l of the warp's share.
+  std::uint32_t items[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = warp * kWarpTile + k * kWarpSize + lane;
+    items[k] = j < valid ? keys_in[first + j] : kKeyPastEnd;
+  }
+  // 1. Early counts: each warp's digits, keys past n included (as digit 255).
+  std::uint32_t* my_counts = shared.warp_offsets[warp];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) atomicAdd(&my_counts[digit_of(items[k], shift)], 1u);
+  __syncthreads();
+  // 2. Thread d < 256 owns digit d: the tile's count, published at once so
+  // that later tiles need not wait for this one's ranking; the warps' first
+  // positions of d within the digit.
+  const int digit = static_cast<int>(threadIdx.x);
+  std::uint32_t total = 0;
+  std::uint32_t real = 0;  // the tile's keys of this digit below n
+  std::uint32_t* words = look_back + tile * kRadix;
+  if (digit < kRadix) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const std::uint32_t c = shared.warp_offsets[w][digit];
+      shared.warp_offsets[w][digit] = total;
+      total += c;
+    }
+    real = digit == kRadix - 1 ? total - static_cast<std::uint32_t>(kTile - valid) : total;
+    DeviceWord(words[digit]).store((tile == 0 ? kCountsUpTo : kTileCount) | real, cuda::memory_order_relaxed);
+  }
+  const std::uint32_t digit_start = block_exclusive_sum_of<kThreads>(digit < kRadix ? total : 0u);
+  if (digit < kRadix) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) shared.warp_offsets[w][digit] += digit_start;
+  }
+  __syncthreads();
+  // 3. Rank: the key's place = its warp's next place for the digit + its
+  // peers in lower lanes. The group's highest lane takes the places for all.
+  std::uint32_t ranks[kStoreWhileRanking ? 1 : kItems];
+  // nvcc would keep the kItems digits of step 1 alive to here, as many
+  // registers again as the keys; an opaque copy of the shift makes it
+  // compute them again (two instructions a key) instead.
+  int rank_shift = shift;
+  asm volatile("" : "+r"(rank_shift));
+  const unsigned lanes_up_to_me = 0xFFFFFFFFu >> (kWarpSize - 1 - lane);
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const std::uint32_t d = digit_of(items[k], rank_shift);
+    const unsigned peers = kMatchAny   ? __match_any_sync(kFullMask, d)
+                           : kPtxMatch ? same_digit_lanes_ptx(d)
+                                       : same_digit_lanes(d);
+    const int leader = kWarpSize - 1 - __clz(peers);
+    const std::uint32_t up_to_me = static_cast<std::uint32_t>(__popc(peers & lanes_up_to_me));
+    std::uint32_t base = 0;
+    if (kEveryLaneAdds) {
+      // 30 of 32 random digits differ: nearly every lane leads its group, so
+      // every lane adds (0 unless it leads) and no branch splits the warp.
+      base = atomicAdd(&my_counts[d], lane == leader ? up_to_me : 0u);
+    } else if (lane == leader) {
+      base = atomicAdd(&my_counts[d], up_to_me);
+    }
+    base = __shfl_sync(kFullMask, base, leader);
+    if (kStoreWhileRanking)
+      shared.sorted_keys[base + up_to_me - 1] = items[k];
+    else
+      ranks[kStoreWhileRanking ? 0 : k] = base + up_to_me - 1;
+  }
+  // 4. Look back (threads of digits only), while the ranks are written.
+  std::uint32_t before = 0;
+  if (digit < kRadix) {
+    std::size_t left = tile;
+    while (left > 0) {
+      std::uint32_t window[kWindow];
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i)
+        window[i] =
+            left > static_cast<std::size_t>(i)
+                ? DeviceWord(look_back[(left - 1 - i) * kRadix + digit]).load(cuda::memory_order_relaxed)
+                : kCountsUpTo;
+      int added = 0;
+      bool complete = false;
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i) {
+        if (complete || added < i || window[i] == kNotReady) continue;
+        before += window[i] & kValueMask;
+        complete = (window[i] & ~kValueMask) == kCountsUpTo;
+        added = i + 1;
+      }
+      if (complete) break;
+      left -= added;
+      if (added == 0) {
+        while (DeviceWord(look_back[(left - 1) * kRadix + digit]).load(cuda::memory_order_relaxed) ==
+               kNotReady) {
+        }
+      }
+    }
+    if (tile > 0) DeviceWord(words[digit]).store(kCountsUpTo | (before + real), cuda::memory_order_relaxed);
+    digit_base[digit] = digit_starts[digit] + before - digit_start;
+  }
+  __syncthreads();  // every warp is done with its counters: the tile may overwrite them
+  if (!kStoreWhileRanking) {
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) shared.sorted_keys[ranks[kStoreWhileRanking ? 0 : k]] = items[k];
+    __syncthreads();
+  }
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = k * kThreads + static_cast<int>(threadIdx.x);
+    if (j < valid) {
+      const std::uint32_t key = shared.sorted_keys[j];
+      keys_out[digit_base[digit_of(key, shift)] + static_cast<std::uint32_t>(j)] = key;
+    }
+  }
+}
+
+template <int kThreads, int kItems>
+std::size_t tiles_v2(std::size_t n) {
+  return (n + kThreads * kItems - 1) / (kThreads * kItems);
+}
+
+template <int kThreads, int kItems, int kWindow, bool kMatchAny, int kMinBlocks = (kThreads >= 384 ? 2 : 3),
+          bool kStoreWhileRanking = false, bool kPtxMatch = false, bool kEveryLaneAdds = false>
+void onesweep_v2_sort_keys(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size_t n,
+                           OnesweepScratch& scratch, int sms) {
+  const std::size_t tiles = tiles_v2<kThreads, kItems>(n);
+  PROBE_CHECK(cudaMemsetAsync(scratch.starts.data(), 0, kPasses * kRadix * sizeof(std::uint32_t)));
+  count_all_digits<<<sms * kHistogramBlocksPerSm * 4, kThreadsPerBlock>>>(keys_in, n, scratch.starts.data());
+  digit_starts_of_passes<<<kPasses, kThreadsPerBlock>>>(scratch.starts.data());
+  const std::uint32_t* source = keys_in;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    std::uint32_t* target = pass % 2 == 0 ? scratch.keys_temp.data() : keys_out;
+    std::uint32_t* words = scratch.words.data();
+    PROBE_CHECK(cudaMemsetAsync(words, 0, (tiles * kRadix + 1) * sizeof(std::uint32_t)));
+    onesweep_pass_v2<kThreads, kItems, kWindow, kMatchAny, kMinBlocks, kStoreWhileRanking, kPtxMatch,
+                     kEveryLaneAdds><<<static_cast<unsigned>(tiles), kThreads>>>(
+        source, n, pass * kRadixBits, scratch.starts.data() + pass * kRadix, words, words + tiles * kRadix,
+        target);
+    source = target;
+  }
+  PROBE_CHECK(cudaGetLastError());
+}
+
+// Pairs: the keys' pass, and each value follows its key. The values are
+// loaded with the keys (their loads in flight while the tile is ranked), and
+// cross the tile through the same shared array after the keys have left it;
+// each slot's digit is kept (one byte, in the counters' place) so that the
+// value goes where its key went.
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    onesweep_pairs_pass(const std::uint32_t* keys_in, const std::uint32_t* values_in, std::size_t n,
+                        int shift, const std::uint32_t* digit_starts, std::uint32_t* look_back,
+                        std::uint32_t* next_tile, std::uint32_t* keys_out, std::uint32_t* values_out) {
+  constexpr int kWarps = kThreads / kWarpSize;
+  constexpr int kTile = kThreads * kItems;
+  constexpr int kWarpTile = kWarpSize * kItems;
+  __shared__ union {
+    std::uint32_t warp_offsets[kWarps][kRadix];
+    std::uint8_t slot_digits[kTile];
+  } counters;
+  __shared__ std::uint32_t sorted[kTile];
+  __shared__ std::uint32_t digit_base[kRadix];
+  __shared__ std::uint32_t this_tile;
+  const int lane = lane_index();
+  const int warp = warp_index();
+  for (int i = threadIdx.x; i < kWarps * kRadix; i += kThreads) (&counters.warp_offsets[0][0])[i] = 0;
+  if (threadIdx.x == 0) this_tile = atomicAdd(next_tile, 1u);
+  __syncthreads();
+  const std::size_t tile = this_tile;
+  const std::size_t first = tile * kTile;
+  const int valid = n - first < static_cast<std::size_t>(kTile) ? static_cast<int>(n - first) : kTile;
+  std::uint32_t items[kItems];
+  std::uint32_t values[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = warp * kWarpTile + k * kWarpSize + lane;
+    items[k] = j < valid ? keys_in[first + j] : kKeyPastEnd;
+  }
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = warp * kWarpTile + k * kWarpSize + lane;
+    values[k] = j < valid ? values_in[first + j] : 0u;
+  }
+  std::uint32_t* my_counts = counters.warp_offsets[warp];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) atomicAdd(&my_counts[digit_of(items[k], shift)], 1u);
+  __syncthreads();
+  const int digit = static_cast<int>(threadIdx.x);
+  std::uint32_t total = 0;
+  std::uint32_t real = 0;
+  std::uint32_t* words = look_back + tile * kRadix;
+  if (digit < kRadix) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const std::uint32_t c = counters.warp_offsets[w][digit];
+      counters.warp_offsets[w][digit] = total;
+      total += c;
+    }
+    real = digit == kRadix - 1 ? total - static_cast<std::uint32_t>(kTile - valid) : total;
+    DeviceWord(words[digit]).store((tile == 0 ? kCountsUpTo : kTileCount) | real, cuda::memory_order_relaxed);
+  }
+  const std::uint32_t digit_start = block_exclusive_sum_of<kThreads>(digit < kRadix ? total : 0u);
+  if (digit < kRadix) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) counters.warp_offsets[w][digit] += digit_start;
+  }
+  __syncthreads();
+  int rank_shift = shift;
+  asm volatile("" : "+r"(rank_shift));
+  const unsigned lanes_up_to_me = 0xFFFFFFFFu >> (kWarpSize - 1 - lane);
+  std::uint32_t ranks[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const std::uint32_t d = digit_of(items[k], rank_shift);
+    const unsigned peers = same_digit_lanes_ptx(d);
+    const int leader = kWarpSize - 1 - __clz(peers);
+    const std::uint32_t up_to_me = static_cast<std::uint32_t>(__popc(peers & lanes_up_to_me));
+    std::uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(&my_counts[d], up_to_me);
+    base = __shfl_sync(kFullMask, base, leader);
+    ranks[k] = base + up_to_me - 1;
+    sorted[ranks[k]] = items[k];
+  }
+  std::uint32_t before = 0;
+  if (digit < kRadix) {
+    std::size_t left = tile;
+    while (left > 0) {
+      constexpr int kWindow = 4;
+      std::uint32_t window[kWindow];
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i)
+        window[i] =
+            left > static_cast<std::size_t>(i)
+                ? DeviceWord(look_back[(left - 1 - i) * kRadix + digit]).load(cuda::memory_order_relaxed)
+                : kCountsUpTo;
+      int added = 0;
+      bool complete = false;
+#pragma unroll
+      for (int i = 0; i < kWindow; ++i) {
+        if (complete || added < i || window[i] == kNotReady) continue;
+        before += window[i] & kValueMask;
+        complete = (window[i] & ~kValueMask) == kCountsUpTo;
+        added = i + 1;
+      }
+      if (complete) break;
+      left -= added;
+      if (added == 0) {
+        while (DeviceWord(look_back[(left - 1) * kRadix + digit]).load(cuda::memory_order_relaxed) ==
+               kNotReady) {
+        }
+      }
+    }
+    if (tile > 0) DeviceWord(words[digit]).store(kCountsUpTo | (before + real), cuda::memory_order_relaxed);
+    digit_base[digit] = digit_starts[digit] + before - digit_start;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = k * kThreads + static_cast<int>(threadIdx.x);
+    if (j < valid) {
+      const std::uint32_t key = sorted[j];
+      const std::uint32_t d = digit_of(key, shift);
+      keys_out[digit_base[d] + static_cast<std::uint32_t>(j)] = key;
+      counters.slot_digits[j] = static_cast<std::uint8_t>(d);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) sorted[ranks[k]] = values[k];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int j = k * kThreads + static_cast<int>(threadIdx.x);
+    if (j < valid)
+      values_out[digit_base[counters.slot_digits[j]] + static_cast<std::uint32_t>(j)] = sorted[j];
+  }
+}
+
+template <int kThreads, int kItems, int kMinBlocks>
+void onesweep_sort_pairs(const std::uint32_t* keys_in, const std::uint32_t* values_in,
+                         std::uint32_t* keys_out, std::uint32_t* values_out, std::size_t n,
+                         OnesweepScratch& scratch, std::uint32_t* values_temp, int sms) {
+  const std::size_t tiles = tiles_v2<kThreads, kItems>(n);
+  PROBE_CHECK(cudaMemsetAsync(scratch.starts.data(), 0, kPasses * kRadix * sizeof(std::uint32_t)));
+  count_all_digits<<<sms * kHistogramBlocksPerSm * 4, kThreadsPerBlock>>>(keys_in, n, scratch.starts.data());
+  digit_starts_of_passes<<<kPasses, kThreadsPerBlock>>>(scratch.starts.data());
+  const std::uint32_t* key_source = keys_in;
+  const std::uint32_t* value_source = values_in;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    std::uint32_t* key_target = pass % 2 == 0 ? scratch.keys_temp.data() : keys_out;
+    std::uint32_t* value_target = pass % 2 == 0 ? values_temp : values_out;
+    std::uint32_t* words = scratch.words.data();
+    PROBE_CHECK(cudaMemsetAsync(words, 0, (tiles * kRadix + 1) * sizeof(std::uint32_t)));
+    onesweep_pairs_pass<kThreads, kItems, kMinBlocks><<<static_cast<unsigned>(tiles), kThreads>>>(
+        key_source, value_source, n, pass * kRadixBits, scratch.starts.data() + pass * kRadix, words,
+        words + tiles * kRadix, key_target, value_target);
+    key_source = key_target;
+    value_source = value_target;
+  }
+  PROBE_CHECK(cudaGetLastError());
+}
+
 }  // namespace
 }  // namespace radix_sort
 
@@ -309,6 +690,60 @@ void time_onesweep(const char* name, const workbook::DeviceBuffer<std::uint32_t>
       name, ms, 100.0 * cub_ms / ms, got == expected ? "ok" : "WRONG", pass_ms, 8.0 * n / pass_ms / 1e6);
 }
 
+// Times one configuration of the second round at n, checked against CUB.
+template <int kThreads, int kItems, int kWindow, bool kMatchAny, int kMinBlocks = (kThreads >= 384 ? 2 : 3),
+          bool kStoreWhileRanking = false, bool kPtxMatch = false, bool kEveryLaneAdds = false>
+void time_v2(const char* name, const workbook::DeviceBuffer<std::uint32_t>& in,
+             workbook::DeviceBuffer<std::uint32_t>& out, std::size_t n, float cub_ms,
+             const std::vector<std::uint32_t>& expected, int sms) {
+  using namespace radix_sort;
+  OnesweepScratch scratch(n);
+  PROBE_CHECK(cudaMemset(out.data(), 0, n * 4));
+  const float ms = median_ms(
+      [&] {
+        onesweep_v2_sort_keys<kThreads, kItems, kWindow, kMatchAny, kMinBlocks, kStoreWhileRanking, kPtxMatch,
+                              kEveryLaneAdds>(in.data(), out.data(), n, scratch, sms);
+      },
+      15);
+  std::vector<std::uint32_t> got(n);
+  PROBE_CHECK(cudaMemcpy(got.data(), out.data(), n * 4, cudaMemcpyDeviceToHost));
+  const std::size_t tiles = tiles_v2<kThreads, kItems>(n);
+  const float pass_ms = median_ms(
+      [&] {
+        PROBE_CHECK(cudaMemsetAsync(scratch.words.data(), 0, (tiles * kRadix + 1) * sizeof(std::uint32_t)));
+        onesweep_pass_v2<kThreads, kItems, kWindow, kMatchAny, kMinBlocks, kStoreWhileRanking, kPtxMatch,
+                         kEveryLaneAdds><<<static_cast<unsigned>(tiles), kThreads>>>(
+            in.data(), n, 0, scratch.starts.data(), scratch.words.data(),
+            scratch.words.data() + tiles * kRadix, out.data());
+      },
+      15);
+  std::printf("    v2 %-44s %8.3f ms (%5.1f%% of CUB) %s; one pass with its memset %.3f ms (%.0f GB/s)\n",
+              name, ms, 100.0 * cub_ms / ms, got == expected ? "ok" : "WRONG", pass_ms,
+              8.0 * n / pass_ms / 1e6);
+}
+
+// Times one configuration of the pairs' Onesweep, checked against CUB's SortPairs.
+template <int kThreads, int kItems, int kMinBlocks>
+void time_pairs(const char* name, const workbook::DeviceBuffer<std::uint32_t>& keys,
+                const workbook::DeviceBuffer<std::uint32_t>& values, std::size_t n, float cub_ms,
+                const std::vector<std::uint32_t>& want_keys, const std::vector<std::uint32_t>& want_values,
+                int sms) {
+  using namespace radix_sort;
+  OnesweepScratch scratch(n);
+  workbook::DeviceBuffer<std::uint32_t> keys_out(n), values_out(n), values_temp(n);
+  const float ms = median_ms(
+      [&] {
+        onesweep_sort_pairs<kThreads, kItems, kMinBlocks>(keys.data(), values.data(), keys_out.data(),
+                                                          values_out.data(), n, scratch, values_temp.data(),
+                                                          sms);
+      },
+      15);
+  std::vector<std::uint32_t> got_keys(n), got_values(n);
+  PROBE_CHECK(cudaMemcpy(got_keys.data(), keys_out.data(), n * 4, cudaMemcpyDeviceToHost));
+  PROBE_CHECK(cudaMemcpy(got_values.data(), values_out.data(), n * 4, cudaMemcpyDeviceToHost));
+  std::printf("    pairs %-41s %8.3f ms (%5.1f%% of CUB) %s\n", name, ms, 100.0 * cub_ms / ms,
+              got_keys == want_keys && got_values == want_values ? "ok" : "WRONG");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,7 +760,15 @@ int main(int argc, char** argv) {
     workbook::DeviceBuffer<std::uint32_t> in(n), out(n);
     PROBE_CHECK(cudaMemcpy(in.data(), host.data(), n * 4, cudaMemcpyHostToDevice));
     OnesweepScratch scratch(n);
-    onesweep_sort_keys<true, false, 4>(in.data(), out.data(), n, scratch, sms);
+    if (argc > 2 && std::string(argv[2]) == "v2")
+      onesweep_v2_sort_keys<384, 23, 4, false, 3, true, true, true>(in.data(), out.data(), n, scratch, sms);
+    else if (argc > 2 && std::string(argv[2]) == "cub") {
+      std::size_t bytes = 0;
+      PROBE_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in.data(), out.data(), n));
+      workbook::DeviceBuffer<unsigned char> temp(bytes);
+      PROBE_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, in.data(), out.data(), n));
+    } else
+      onesweep_sort_keys<true, false, 4>(in.data(), out.data(), n, scratch, sms);
     PROBE_CHECK(cudaDeviceSynchronize());
     return 0;
   }
@@ -365,15 +808,51 @@ int main(int argc, char** argv) {
         15);
     std::printf("    Onesweep's histograms of all four digits: %.3f ms (%.0f GB/s of keys)\n", histogram_ms,
                 4.0 * n / histogram_ms / 1e6);
-    time_onesweep<false, false>("counts after ranking", in, out, n, cub_ms, expected, sms);
-    time_onesweep<false, true>("counts after ranking, backoff", in, out, n, cub_ms, expected, sms);
-    time_onesweep<true, false>("counts before ranking", in, out, n, cub_ms, expected, sms);
-    time_onesweep<true, true>("counts before ranking, backoff", in, out, n, cub_ms, expected, sms);
     time_onesweep<true, false, 4>("counts before, windows of 4", in, out, n, cub_ms, expected, sms);
-    time_onesweep<true, false, 16>("counts before, windows of 16", in, out, n, cub_ms, expected, sms);
-    time_onesweep<true, true, 16>("counts before, windows of 16, backoff", in, out, n, cub_ms, expected, sms);
-    time_onesweep<true, false, 0>("counts before, one warp looks back", in, out, n, cub_ms, expected, sms);
-    time_onesweep<false, false, 0>("counts after, one warp looks back", in, out, n, cub_ms, expected, sms);
+    time_v2<384, 23, 4, false, 3, true>("384 x 23, 3 blocks, store while ranking", in, out, n, cub_ms,
+                                        expected, sms);
+    time_v2<384, 23, 4, false, 3, true, true>("+ PTX match", in, out, n, cub_ms, expected, sms);
+    time_v2<384, 23, 4, false, 3, true, true, true>("+ PTX match, every lane adds", in, out, n, cub_ms,
+                                                    expected, sms);
+    time_v2<256, 23, 4, false, 4, true, true, true>("256 x 23, 4 blocks, both", in, out, n, cub_ms, expected,
+                                                    sms);
+    time_v2<256, 28, 4, false, 4, true, true, true>("256 x 28, 4 blocks, both", in, out, n, cub_ms, expected,
+                                                    sms);
+    time_v2<384, 20, 4, false, 3, true, true, true>("384 x 20, 3 blocks, both", in, out, n, cub_ms, expected,
+                                                    sms);
+    time_v2<384, 20, 4, false, 3, true, true>("384 x 20, 3 blocks, PTX match", in, out, n, cub_ms, expected,
+                                              sms);
+    time_v2<256, 28, 4, false, 4, true, true>("256 x 28, 4 blocks, PTX match", in, out, n, cub_ms, expected,
+                                              sms);
+    time_v2<384, 23, 8, false, 3, true, true>("384 x 23, 3 blocks, PTX match, w8", in, out, n, cub_ms,
+                                              expected, sms);
+
+    std::vector<std::uint32_t> host_values(n);
+    for (std::size_t i = 0; i < n; ++i) host_values[i] = static_cast<std::uint32_t>(i);
+    workbook::DeviceBuffer<std::uint32_t> values(n), want_values(n);
+    PROBE_CHECK(cudaMemcpy(values.data(), host_values.data(), n * 4, cudaMemcpyHostToDevice));
+    std::size_t pair_bytes = 0;
+    PROBE_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, pair_bytes, in.data(), want.data(), values.data(),
+                                                want_values.data(), n));
+    workbook::DeviceBuffer<unsigned char> pair_temp(pair_bytes);
+    const float cub_pairs_ms = median_ms(
+        [&] {
+          PROBE_CHECK(cub::DeviceRadixSort::SortPairs(pair_temp.data(), pair_bytes, in.data(), want.data(),
+                                                      values.data(), want_values.data(), n));
+        },
+        15);
+    std::vector<std::uint32_t> expected_values(n);
+    PROBE_CHECK(cudaMemcpy(expected_values.data(), want_values.data(), n * 4, cudaMemcpyDeviceToHost));
+    RadixSortScratch pair_scratch(n, true);
+    workbook::DeviceBuffer<std::uint32_t> lab_values(n);
+    const float lab_pairs_ms = median_ms(
+        [&] { sort_pairs(in.data(), values.data(), out.data(), lab_values.data(), n, pair_scratch); }, 15);
+    std::printf("  2^%d pairs: CUB SortPairs %.3f ms; the lab's sort_pairs %.3f ms (%.1f%% of CUB)\n", log_n,
+                cub_pairs_ms, lab_pairs_ms, 100.0 * cub_pairs_ms / lab_pairs_ms);
+    time_pairs<384, 23, 2>("384 x 23, 2 blocks", in, values, n, cub_pairs_ms, expected, expected_values, sms);
+    time_pairs<384, 16, 3>("384 x 16, 3 blocks", in, values, n, cub_pairs_ms, expected, expected_values, sms);
+    time_pairs<256, 23, 3>("256 x 23, 3 blocks", in, values, n, cub_pairs_ms, expected, expected_values, sms);
+    time_pairs<256, 16, 4>("256 x 16, 4 blocks", in, values, n, cub_pairs_ms, expected, expected_values, sms);
   }
   return 0;
 }
