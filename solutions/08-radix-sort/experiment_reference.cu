@@ -47,8 +47,15 @@ double gigakeys(std::size_t n, double ms) {
   return static_cast<double>(n) / ms / 1.0e6;
 }
 
-// One keys row and one pairs row at n; false if a result was wrong.
+std::string power_text(std::size_t n) {
+  int log = 0;
+  while ((std::size_t{1} << log) < n) ++log;
+  return "2^" + std::to_string(log);
+}
+
+// Two keys rows and two pairs rows at n (ours, then CUB's); false if a result was wrong.
 bool rows_at(std::size_t n) {
+  std::printf("  n = %s (%zu keys)\n", power_text(n).c_str(), n);
   const std::vector<std::uint32_t> keys = uniform_keys(n);
   const DeviceBuffer<std::uint32_t> in = workbook::to_device(keys);
   std::vector<std::uint32_t> indices(n);
