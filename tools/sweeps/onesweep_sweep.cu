@@ -13,30 +13,28 @@
 //     tools/sweeps/onesweep_sweep.cu common/src/count_scan.cu common/src/cuda_check.cpp &&
 //     build/onesweep_sweep
 //
-// A first attempt, not yet the Going-further reference issue 39 asks for. On an
-// NVIDIA H200 (2026-11-29; three runs agreed within 3 points), % of CUB's time:
-//                                              2^20    2^24    2^28
-//   the lab's sort_keys (3 kernels per pass)   77-96   82-83   74
-//   Onesweep, counts after ranking             97-99   68-69   63-64
-//   Onesweep, counts before ranking            99-100  72-74   66-67
-//   the same, look-back windows of 4 tiles     111     81      72
-//   the same, windows of 16                    106     75      65
-//   one warp looks back for all 256 digits      77-78   55      47-49
-//   (sleeping 32-64 ns while a predecessor has not published: no change)
-// One pass runs at about 1.2 TB/s of keys read and written (2^28: 1.76 ms),
-// where CUB's four passes take 5.44 ms in all: the tile ranking
-// (rank_tile_by_digit, 80 registers, 3 blocks of 256 per SM) and the
-// look-back's round trips, not the bytes, set the time.
-// Nsight Compute on one sort of 2^24 keys (build/onesweep_sweep --profile,
-// H200, 2026-11-29), per pass: windows of 4: 0.116 ms, 70.4 M warp
-// instructions (134 per key), issue slots 60.6 % busy with only 36 % of the
-// SM's warps resident (3 blocks of 8 warps: 80 registers), every stall reason
-// at or below 1.6 cycles per instruction, DRAM at 21 % of its peak. One warp
-// looking back: 0.181 ms, the same 71.2 M instructions, barrier stalls 8.1.
-// So the spinning is not where the instructions go: the pass is issue-bound
-// on the tile ranking and scatter (rank_tile_by_digit: 8 ballots, a shared
-// counter and two __syncwarp per key). Next to try: a ranking with fewer
-// instructions per key, and more warps per SM.
+// Two rounds (NVIDIA H200, 2026-11-29; the second round's output is recorded in
+// labs/08-radix-sort/figures/onesweep-sweep.txt). % of CUB's time, 2^20 / 2^24 / 2^28:
+//   the lab's sort_keys (3 kernels per pass)                       85-96 / 82-84 / 75
+//   round 1, the lab's rank_tile_by_digit, tiles of 4096:
+//     counts after ranking                                        97-99 / 68-69 / 63-64
+//     counts before ranking, look-back windows of 4               111-116 / 81-82 / 72-73
+//     (windows of 16: 106 / 75 / 65; one warp looks back: 77 / 55 / 48; backoff: no change)
+//   round 2 (onesweep_pass_v2), CUB's order: each warp counts its digits first,
+//   then ranks in one pass (one shared atomic per group of peers, a shuffle):
+//     384 x 23 keys, 2 blocks per SM (80 registers)                107-110 / 90-92 / 82-83
+//     + keys to the sorted tile while ranking: 56 registers, 3 blocks 108-110 / 95-97 / 88-90
+//     + the peer vote in PTX (4 instructions a bit, not 7)         119-120 / 124-126 / 119
+//     (every lane adding 0 instead of a branch: 117-118 / 119 / 112; __match_any_sync:
+//     92 / 53 / 48; 256 x 28 at 4 blocks, PTX vote: 112 / 120 / 116; 384 x 16 (first form): 109 / 83 / 72)
+//   pairs, 384 x 23, 2 blocks: 120 / 115 / 117 % of SortPairs (384 x 16, 3 blocks: 113 / 103 / 95).
+// Nsight Compute, one sort of 2^24 keys (--profile v2 | cub | nothing, figures/ncu-probe.txt),
+// per pass: round 1 0.148 ms, 69.4 M warp instructions, 36 % of warps resident (80
+// registers); round 2 final 0.091 ms, 46.4 M, 53 % (56 registers), issue slots 68 % busy;
+// CUB's DeviceRadixSortOnesweepKernel 0.111 ms, 44.3 M, 54 %, issue 54 %. The vote in C++
+// cost nvcc about 7 instructions a bit (the bit computed twice, as the vote's predicate and
+// as a select mask): some 56 of round 2's first kernel's 116 SASS instructions per key.
+// The reference built from round 2 is solutions/08-radix-sort/going_further/onesweep.cu.
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda/atomic>
 #include <random>
@@ -761,7 +759,7 @@ int main(int argc, char** argv) {
     PROBE_CHECK(cudaMemcpy(in.data(), host.data(), n * 4, cudaMemcpyHostToDevice));
     OnesweepScratch scratch(n);
     if (argc > 2 && std::string(argv[2]) == "v2")
-      onesweep_v2_sort_keys<384, 23, 4, false, 3, true, true, true>(in.data(), out.data(), n, scratch, sms);
+      onesweep_v2_sort_keys<384, 23, 4, false, 3, true, true>(in.data(), out.data(), n, scratch, sms);
     else if (argc > 2 && std::string(argv[2]) == "cub") {
       std::size_t bytes = 0;
       PROBE_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in.data(), out.data(), n));
