@@ -1,5 +1,5 @@
-// Lab 09's "Open misses" (labs/09-histograms/measurements.md, section Open misses;
-// the handout's verdicts under table 1, labs/09-histograms/README.md): the lane
+// Lab 09's misses that were left open (labs/09-histograms/measurements.md, section
+// "Follow-up probes of the misses"; the handout's verdicts under table 1): the lane
 // copies 14 % over the memory bound, uniform global atomics 90 times the model,
 // four bins only 1.72 times as fast as one, phase 2's 0.035 ms against the
 // predicted 0.029 ms, RGB at 3.05 times the bytes' bound.
@@ -20,7 +20,7 @@
 // The code is session 37's /tmp/p37/probe37_lab09.cu as measured; only the comments
 // above its first #include and the file name changed (the include paths are the -I flags').
 //
-// The "Open misses" of labs/09-histograms/measurements.md, with the reference
+// The misses of labs/09-histograms/measurements.md ("Follow-up probes of the misses"), with the reference
 // solution (liblab09_solution.a) and a few variants written here, on the
 // experiment's inputs (workbook::hash_index bytes). Groups:
 //   lanes   n = 2^30 uniform bytes: histogram_lane_copies() (count_bytes_lane_copies), and
