@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
   const std::size_t n = std::size_t{1} << 30;
   workbook::DeviceBuffer<std::uint8_t> in(n);
   workbook::DeviceBuffer<std::uint32_t> bins(32 * kBins);  // room for 256 counters 128 bytes apart
-  workbook::DeviceBuffer<std::uint32_t> block_bins(static_cast<std::size_t>(histogram::kMaxGridBlocks) * kBins);
+  workbook::DeviceBuffer<std::uint32_t> block_bins(static_cast<std::size_t>(histogram::kMaxGridBlocks) *
+                                                   kBins);
   const auto fill = [&](std::size_t count, Kind kind) {
     fill_bytes<<<static_cast<unsigned>((count + 255) / 256), 256>>>(in.data(), count, kind);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -194,7 +195,9 @@ int main(int argc, char** argv) {
 
   if (wants(groups, "lanes")) {
     fill(n, Kind::uniform);
-    const auto lanes = [&](cudaStream_t s) { histogram::histogram_lane_copies(in.data(), n, bins.data(), s); };
+    const auto lanes = [&](cudaStream_t s) {
+      histogram::histogram_lane_copies(in.data(), n, bins.data(), s);
+    };
     const auto loads = [&](cudaStream_t s) {
       lane_loads_only<<<histogram::grid_blocks(n), kThreadsPerBlock, 0, s>>>(
           reinterpret_cast<const uint4*>(in.data()), n / 16, bins.data() + 31 * kBins);
@@ -203,8 +206,10 @@ int main(int argc, char** argv) {
       lanes(nullptr);
       loads(nullptr);
     } else {
-      std::printf("lanes: 2^30 uniform bytes, grid %d blocks of %d\n", histogram::grid_blocks(n), kThreadsPerBlock);
-      row("histogram_lane_copies() (memset + count_bytes_lane_copies)", time_it(lanes), static_cast<double>(n));
+      std::printf("lanes: 2^30 uniform bytes, grid %d blocks of %d\n", histogram::grid_blocks(n),
+                  kThreadsPerBlock);
+      row("histogram_lane_copies() (memset + count_bytes_lane_copies)", time_it(lanes),
+          static_cast<double>(n));
       row("lane_loads_only (its loads, no counting)", time_it(loads), static_cast<double>(n));
     }
   }
@@ -228,7 +233,8 @@ int main(int argc, char** argv) {
       workbook::TimingOptions warm;
       warm.time_budget_ms = 1000.0;
       warm.flush_l2 = false;
-      row("launch_sum_block_histograms() alone, warm L2", workbook::time_gpu(phase2, warm), blocks * kBins * 4.0);
+      row("launch_sum_block_histograms() alone, warm L2", workbook::time_gpu(phase2, warm),
+          blocks * kBins * 4.0);
       row("empty_kernel<<<1, 256>>>, no L2 flush", workbook::time_gpu(empty, warm), 0.0);
     }
   }
@@ -260,7 +266,8 @@ int main(int argc, char** argv) {
         std::vector<std::uint32_t> got = bins.to_host();
         got.resize(kRgbBins);
         if (reference.empty()) reference = got;
-        std::printf("%s", got == reference ? "" : "  (the histogram below differs from rgb_histogram()'s: WRONG)\n");
+        std::printf(
+            "%s", got == reference ? "" : "  (the histogram below differs from rgb_histogram()'s: WRONG)\n");
         row(name, t, static_cast<double>(n));
       };
       checked("rgb_histogram() (memset + count_rgb)", solution);
@@ -291,7 +298,8 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaDeviceSynchronize());
     } else {
       std::printf("spread: 2^26 uniform bytes, one global atomicAdd per byte into k counters\n");
-      std::printf("  %6s %5s %10s %14s %10s   %s\n", "stride", "k", "ms", "ns per update", "vs k=1", "timing");
+      std::printf("  %6s %5s %10s %14s %10s   %s\n", "stride", "k", "ms", "ns per update", "vs k=1",
+                  "timing");
       for (const std::uint32_t stride : {32u, 1u}) {
         double first = 0;
         for (std::uint32_t k = 1; k <= 256; k *= 2) {
