@@ -1,7 +1,7 @@
-// Lab 05's open misses, from the handout's fold "Ours", Against the prediction
-// (labs/05-atomics/README.md): "The rests, 6.639 - 6.391 = 0.248 ms and
-// 1.170 - 1.022 = 0.148 ms: open; the kernels without their atomic would time
-// the reads." Measured on an NVIDIA H200, 2026-11-29: labs/05-atomics/figures/
+// Lab 05's misses that its handout's fold "Ours" once left open (written then as
+// "the rests, 6.639 - 6.391 = 0.248 ms and 1.170 - 1.022 = 0.148 ms: the kernels
+// without their atomic would time the reads"; the fold now quotes this program's
+// results). Measured on an NVIDIA H200, 2026-11-29: labs/05-atomics/figures/
 // ncu-probe.txt, the blocks "Follow-up probe (the rests, 0.248 ms and 0.148 ms)".
 // (The handout's other open line, "the L2's clock ... is not measured", is answered
 // by tools/probes/open_misses.sh's first probe, on the experiment itself.)
@@ -18,7 +18,7 @@
 // The code is session 37's /tmp/p37/probe37_lab05.cu as measured; only the comments
 // above its first #include and the file name changed (the include paths are the -I flags').
 //
-// The rests of the handout's fold "Ours" (README "The rests, 0.248 ms and
+// The counts' time beyond their atomics (once "the rests, 0.248 ms and
 // 0.148 ms"): the experiment has no variant of its counts without their
 // atomic, so this program times them, with workbook::time_gpu (cold L2, as the
 // experiment), on 2^28 values, all odd (the experiment's table 1 input):
