@@ -89,7 +89,8 @@ __device__ std::uint32_t block_exclusive_sum(std::uint32_t value) {
 // 13.0 computed every bit twice, as a predicate for the vote and as a mask
 // for the select: 7 instructions a bit, 56 a key, the largest share of a
 // pass's instructions. Here: and + setp (one LOP3 that sets a predicate), the
-// vote, a predicated not, the and: 4 a bit. The pass got 25 % faster.
+// vote, a predicated not, the and: 4 a bit. A pass at 2^24 went from 0.105 to
+// 0.081 ms.
 __device__ unsigned same_digit_lanes_ptx(std::uint32_t digit) {
   unsigned peers = kFullMask;
 #pragma unroll

@@ -27,9 +27,9 @@ namespace radix_sort {
 /// H200 SM's register file at 56 registers a thread (CUB's sm_90 tuning for
 /// 4-byte keys is 384 x 23 too).
 constexpr int kOnesweepThreads = 384;
-/// Keys per thread: a tile of 384 x 23 = 8832 keys. Tiles of 16 keys per
-/// thread were 11-14 % slower at 2^24 and 2^28 (tools/sweeps/onesweep_sweep.cu):
-/// each tile pays its look-back and its barriers once, whatever its size.
+/// Keys per thread: a tile of 384 x 23 = 8832 keys. Tiles of 384 x 16 were
+/// 10-13 % slower at 2^24 and 2^28 (tools/sweeps/onesweep_sweep.cu): each tile
+/// pays its look-back and its barriers once, whatever its size.
 constexpr int kOnesweepItems = 23;
 /// Keys per tile.
 constexpr int kOnesweepTileSize = kOnesweepThreads * kOnesweepItems;
