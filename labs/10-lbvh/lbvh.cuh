@@ -60,7 +60,7 @@ constexpr int kCellsPerAxis = 1 << kBitsPerAxis;
 constexpr int kCodeBits = 3 * kBitsPerAxis;
 
 /// @brief Entries of the traversal stack of each thread of the query: enough
-/// for any tree build() makes (the handout's Check yourself 5 asks why); a
+/// for any tree build() makes (the handout's Check yourself 4 asks why); a
 /// hand-made deeper tree overflows it, and the query says so.
 constexpr int kStackSize = 64;
 
