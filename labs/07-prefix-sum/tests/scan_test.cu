@@ -489,7 +489,7 @@ TEST_F(ReduceThenScanGrid, NeverOutgrowsTheBlockSums) {
 // element: one read and one write, what any scan must move (reduce-then-scan
 // reads the input twice, so its true traffic is 12).
 
-constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 20 times an H100's L2
+constexpr std::size_t kSpeedSize = std::size_t{1} << 28;  // 1 GiB of int32, 21 times an H100's 50 MB L2
 // Values in [-7, 7]: no prefix of 2^28 of them overflows an int.
 constexpr int kSpeedBound = 7;
 
