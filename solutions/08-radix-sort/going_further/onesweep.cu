@@ -55,6 +55,9 @@ constexpr std::uint32_t kKeyPastEnd = 0xFFFFFFFFu;
 
 using DeviceWord = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
 
+// The lab's lane_index, digit_of and block_exclusive_sum live in radix_sort.cu
+// (its anonymous namespace, or a device function of another file): calling
+// them from here would need relocatable device code, so this file has its own.
 __device__ int lane_index() {
   return static_cast<int>(threadIdx.x) % kWarpSize;
 }
