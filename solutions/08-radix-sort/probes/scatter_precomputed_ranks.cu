@@ -21,8 +21,10 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Ilabs/08-radix-sort -Icommon/include \
 //     -o build/probes/scatter_precomputed_ranks solutions/08-radix-sort/probes/scatter_precomputed_ranks.cu \
 //     build/default/common/libworkbook_common.a
-//   build/probes/scatter_precomputed_ranks
+//   build/probes/scatter_precomputed_ranks [once]
+// With "once": 2^28 keys only, each of the three kernels launched once, untimed (for Nsight Compute).
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../radix_sort.cu"
@@ -117,14 +119,16 @@ __global__ void copy_keys(const std::uint32_t* in, std::uint32_t* out, std::size
 }  // namespace
 }  // namespace radix_sort
 
-int main() {
+int main(int argc, char** argv) {
   using namespace radix_sort;
+  const bool once = argc > 1 && std::string(argv[1]) == "once";
   workbook::TimingOptions options;
   options.time_budget_ms = 2000.0;
   std::printf(
       "lab 08 probe: one pass's phase (c), ranking computed against ranking read; shift 0; "
       "uniform keys; workbook::time_gpu, cold L2\n");
   for (const int log2n : {24, 28}) {
+    if (once && log2n != 28) continue;
     const std::size_t n = std::size_t{1} << log2n;
     const std::size_t tiles = tiles_for(n);
     const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
@@ -139,6 +143,18 @@ int main() {
     precompute_ranks<<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(keys.data(), n, 0, places.data(),
                                                                          starts.data());
     CUDA_CHECK_LAUNCH("precompute_ranks");
+    if (once) {
+      launch_scatter_by_digit(keys.data(), n, 0, scratch.digit_counts(), out.data(), nullptr);
+      scatter_with_places<<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(
+          keys.data(), n, 0, scratch.digit_counts(), places.data(), starts.data(), out_read.data());
+      CUDA_CHECK_LAUNCH("scatter_with_places");
+      sort_tiles_in_place<<<static_cast<unsigned>(tiles), kThreadsPerBlock>>>(keys.data(), n, places.data(),
+                                                                              copy.data());
+      CUDA_CHECK_LAUNCH("sort_tiles_in_place");
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::printf("  once: outputs %s\n", out.to_host() == out_read.to_host() ? "identical" : "DIFFER");
+      continue;
+    }
     const double computed_ms =
         workbook::time_gpu(
             [&](cudaStream_t s) {
