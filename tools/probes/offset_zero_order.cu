@@ -58,6 +58,13 @@ int main() {
     });
     std::printf("  %-60s %8.4f ms  %s\n", what, t.median_ms, t.summary().c_str());
   };
+  // P: allocated before anything else and kept to the end, timed first and last: if P is
+  // slower at the end, time (the GPU's state), not where a buffer landed, sets the rows.
+  workbook::DeviceBuffer<float> p_in(n + 32);
+  workbook::DeviceBuffer<float> p_out(n);
+  fill(p_in);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  row("P (allocated first, kept): strided_copy, stride 1", p_out, p_in, false, 1);
   {
     std::printf(" A. both inputs allocated together, never freed\n");
     workbook::DeviceBuffer<float> wide(32 * n);    // table 1's input: 32 n floats
@@ -97,5 +104,23 @@ int main() {
     row("offset_copy, offset 0", out, narrow, true, 0);
     row("strided_copy, stride 1", out, narrow, false, 1);
   }
+  {
+    std::printf(" D. buffers or time? X allocated first, Y after a large buffer was freed, timed in turn\n");
+    workbook::DeviceBuffer<float> x_in(n + 32);
+    workbook::DeviceBuffer<float> x_out(n);
+    fill(x_in);
+    row("X: strided_copy, stride 1", x_out, x_in, false, 1);
+    { workbook::DeviceBuffer<float> large(32 * n); }
+    workbook::DeviceBuffer<float> y_in(n + 32);
+    workbook::DeviceBuffer<float> y_out(n);
+    fill(y_in);
+    row("Y: strided_copy, stride 1", y_out, y_in, false, 1);
+    row("X: strided_copy, stride 1 (again)", x_out, x_in, false, 1);
+    row("Y: strided_copy, stride 1 (again)", y_out, y_in, false, 1);
+    row("X in, Y out: strided_copy, stride 1", y_out, x_in, false, 1);
+    row("Y in, X out: strided_copy, stride 1", x_out, y_in, false, 1);
+  }
+  row("P (allocated first, kept): strided_copy, stride 1, last", p_out, p_in, false, 1);
+  row("P: offset_copy, offset 0, last", p_out, p_in, true, 0);
   return 0;
 }
