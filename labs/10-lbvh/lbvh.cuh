@@ -279,7 +279,8 @@ void sort_pairs_by_code(const std::uint32_t* codes_in, const std::uint32_t* indi
 __host__ __device__ int common_prefix(const std::uint32_t* codes, int n, int i, int j);
 
 /// @brief The range of sorted leaves covered by internal node @p i (Karras):
-/// the direction d = sign(δ(i, i + 1) - δ(i, i - 1)); the range's other end
+/// the direction d = +1 when δ(i, i + 1) > δ(i, i - 1), else -1 (never equal:
+/// the extended keys are distinct and sorted); the range's other end
 /// j lies in direction d, where every key in between shares more than
 /// δ(i, i - d) bits with key i: an upper bound by doubling, then the exact
 /// end by binary search.
