@@ -24,7 +24,7 @@
 /// - Sums of floats are rounded at every step, and the result depends on the
 ///   order of the additions; the tests compare with a double-precision scan
 ///   within a relative tolerance (a fraction of each prefix) that grows with
-///   log2(n) (see the handout).
+///   log2(n) (the handout's *What the tests check*).
 /// - The output never overlaps the input (no in-place scans), and the input
 ///   is never written.
 #pragma once
