@@ -408,8 +408,10 @@ __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned lon
                                         unsigned long long* pair_count, std::uint32_t* status) {
   // HOLE: For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
   // HOLE: overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
-  // HOLE: after i are not visited (last_leaf_of()). A stack of kStackSize nodes per thread: when it is
-  // HOLE: full, set kStackOverflowed in *status atomically and stop (pairs are never lost silently).
+  // HOLE: after i are not visited (last_leaf_of()). With two internal children to visit, push the right
+  // HOLE: one and go left (the StackOverflow tests' combs depend on that order). A stack of kStackSize
+  // HOLE: nodes per thread: when it is full, set kStackOverflowed in *status atomically and stop (pairs
+  // HOLE: are never lost silently).
   const std::size_t thread = global_thread();
   if (thread >= tree.n) return;
   const auto i = static_cast<std::uint32_t>(thread);
