@@ -258,11 +258,12 @@ void launch_filter_odd_block_aggregated(const int* values, std::size_t n, int* o
 namespace {
 
 // atomicMax for floats: atomicCAS works on integers, so the loop compares
-// and swaps the float's 32 bits. Returns the value its last CAS or test saw.
+// and swaps the float's 32 bits. Returns the value at address just before its
+// swap or, with no swap, the value that stopped it.
 __device__ float atomic_max_float(float* address, float value) {
   // TODO(16): Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
-  //           a NaN value changes nothing and no other thread's update is lost. Return the value at address
-  //           just before this call's swap or, when no swap was needed, the value that stopped it.
+  //           a NaN value changes nothing and no other thread's update is lost. Returns the value at address
+  //           just before its swap or, with no swap, the value that stopped it.
   return *address;
 }
 

@@ -362,12 +362,13 @@ void launch_filter_odd_block_aggregated(const int* values, std::size_t n, int* o
 namespace {
 
 // atomicMax for floats: atomicCAS works on integers, so the loop compares
-// and swaps the float's 32 bits. Returns the value its last CAS or test saw.
+// and swaps the float's 32 bits. Returns the value at address just before its
+// swap or, with no swap, the value that stopped it.
 // WALKTHROUGH: cas-max
 __device__ float atomic_max_float(float* address, float value) {
   // HOLE: Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
-  // HOLE: a NaN value changes nothing and no other thread's update is lost. Return the value at address
-  // HOLE: just before this call's swap or, when no swap was needed, the value that stopped it.
+  // HOLE: a NaN value changes nothing and no other thread's update is lost. Returns the value at address
+  // HOLE: just before its swap or, with no swap, the value that stopped it.
   // STUB: return *address;
   int* bits_address = reinterpret_cast<int*>(address);
   int old = *bits_address;  // a first guess; the CAS checks it
