@@ -276,10 +276,10 @@ struct LookbackScratch {
 
 /// @brief Single-pass scan with decoupled look-back: one block of
 /// kSinglePassThreads threads per tile of kSinglePassTileSize elements. Each
-/// block takes its tile id from an atomic counter, scans its tile, publishes
+/// block takes its tile id from an atomic counter, sums its tile, publishes
 /// its aggregate, looks back at the status words of the tiles before it until
-/// it finds an inclusive prefix (adding the aggregates it passes), and
-/// publishes its own inclusive prefix. Reads and writes 16 bytes at a time
+/// it finds an inclusive prefix (adding the aggregates it passes), publishes
+/// its own inclusive prefix, and then scans its tile from its offset. Reads and writes 16 bytes at a time
 /// when @p in and @p out are 16-byte aligned (cudaMalloc's are), 4 otherwise.
 /// Asynchronous.
 /// @param[in] in Device array of n ints (not written).
