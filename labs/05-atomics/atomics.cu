@@ -262,8 +262,7 @@ namespace {
 // swap or, with no swap, the value that stopped it.
 __device__ float atomic_max_float(float* address, float value) {
   // TODO(16): Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
-  //           a NaN value changes nothing and no other thread's update is lost. Returns the value at address
-  //           just before its swap or, with no swap, the value that stopped it.
+  //           a NaN value changes nothing and no other thread's update is lost (the return value: above).
   return *address;
 }
 

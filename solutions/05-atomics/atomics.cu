@@ -367,8 +367,7 @@ namespace {
 // WALKTHROUGH: cas-max
 __device__ float atomic_max_float(float* address, float value) {
   // HOLE: Atomically make *address the larger of itself and value, by atomicCAS on the float's bits;
-  // HOLE: a NaN value changes nothing and no other thread's update is lost. Returns the value at address
-  // HOLE: just before its swap or, with no swap, the value that stopped it.
+  // HOLE: a NaN value changes nothing and no other thread's update is lost (the return value: above).
   // STUB: return *address;
   int* bits_address = reinterpret_cast<int*>(address);
   int old = *bits_address;  // a first guess; the CAS checks it
