@@ -221,10 +221,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
   // TODO(10): The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
   //           shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
   //           split_for_vectors come in batches of kThreadsPerBlock * kVectorsPerThread vectors (1024;
-  //           kChunkBytes holds only 256); block b takes batches b, b + gridDim.x, ...; in a batch, thread t
-  //           loads vectors t, t + kThreadsPerBlock, ... (its kVectorsPerThread), all of them before it
-  //           counts any. The head and tail bytes as in TODO(2), into the lane's copy. Thread k adds the
-  //           copies of bin k, read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  //           kChunkBytes is only 256 vectors); block b takes batches b, b + gridDim.x, ...; in a batch,
+  //           thread t loads vectors t, t + kThreadsPerBlock, ... (its kVectorsPerThread), all of them
+  //           before it counts any. The head and tail bytes as in TODO(2), into the lane's copy. Thread k
+  //           adds the copies of bin k, read in merge_lane() order, to bins[k]. Every thread reaches every
+  //           barrier.
 }
 
 void launch_count_bytes_match_any(const std::uint8_t* in, std::size_t n, std::uint32_t* bins,

@@ -325,10 +325,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
   // HOLE: The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
   // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot). The vectors of
   // HOLE: split_for_vectors come in batches of kThreadsPerBlock * kVectorsPerThread vectors (1024;
-  // HOLE: kChunkBytes holds only 256); block b takes batches b, b + gridDim.x, ...; in a batch, thread t
-  // HOLE: loads vectors t, t + kThreadsPerBlock, ... (its kVectorsPerThread), all of them before it
-  // HOLE: counts any. The head and tail bytes as in TODO(2), into the lane's copy. Thread k adds the
-  // HOLE: copies of bin k, read in merge_lane() order, to bins[k]. Every thread reaches every barrier.
+  // HOLE: kChunkBytes is only 256 vectors); block b takes batches b, b + gridDim.x, ...; in a batch,
+  // HOLE: thread t loads vectors t, t + kThreadsPerBlock, ... (its kVectorsPerThread), all of them
+  // HOLE: before it counts any. The head and tail bytes as in TODO(2), into the lane's copy. Thread k
+  // HOLE: adds the copies of bin k, read in merge_lane() order, to bins[k]. Every thread reaches every
+  // HOLE: barrier.
   __shared__ std::uint32_t copies[kLaneCopySlots];
   for (int slot = static_cast<int>(threadIdx.x); slot < kLaneCopySlots; slot += kThreadsPerBlock)
     copies[slot] = 0;
