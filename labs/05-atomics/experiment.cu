@@ -2,7 +2,7 @@
 //   ./workbook bench atomics
 // Prints the copy bandwidth and the SM clock (the two bounds of the handout's
 // "Speed of light"), then five tables: one counter shared by every thread
-// (plain atomicAdd, ParallelCounter, block-aggregated count), the filter three
+// (plain atomicAdd merged and not, ParallelCounter, block-aggregated count), the filter three
 // ways, count by key on sorted keys with and without __match_any_sync, a double
 // add by compare-and-swap against the native one, and the block-aggregated
 // count against per-thread atomics (the speed test's pair) at 2^10 ... 2^28
@@ -67,6 +67,14 @@ __global__ void add_one_result_used(unsigned* counter, std::size_t n, unsigned* 
   const unsigned old = atomicAdd(counter, 1u);
   if (old == 0xFFFFFFFFu)
     *witness = static_cast<unsigned>(i);  // never true here, but the compiler cannot know
+}
+
+// The same add at an address nvcc cannot prove is one for the whole warp
+// (offset_mask is 0 at run time), so it cannot merge the warp's adds into one:
+// every lane sends its own, as every GPU did before CUDA 9 (the handout's Then and now).
+__global__ void add_one_unmerged(unsigned* counter, std::size_t n, std::size_t offset_mask) {
+  const std::size_t i = thread_index();
+  if (i < n) atomicAdd(counter + (i & offset_mask), 1u);
 }
 
 __global__ void count_odd_per_thread(const int* values, std::size_t n, unsigned* count) {
@@ -182,6 +190,14 @@ void one_counter_table(std::size_t n) {
   };
   const workbook::TimingResult used_time = workbook::time_gpu(used, quick_options());
   print_row("one counter", "atomicAdd(counter, 1), result used", n, used_time, run_clean(used));
+
+  const auto unmerged = [&](cudaStream_t stream) {
+    add_one_unmerged<<<blocks_for(n), atomics::kThreadsPerBlock, 0, stream>>>(counter.data(), n, 0);
+    CUDA_CHECK_LAUNCH("add_one_unmerged");
+  };
+  const workbook::TimingResult unmerged_time = workbook::time_gpu(unmerged, quick_options());
+  print_row("one counter", "atomicAdd(counter + (i & 0), 1): not merged", n, unmerged_time,
+            run_clean(unmerged));
 
   {
     atomics::PackedCounter zero{};

@@ -6,6 +6,11 @@
 // with the strided index (a copy of experiment_reference.cu's kernel, so this
 // file stays in solutions/), and the sequential tree, blocks of 256 threads
 // (the lab's) and of 128 (Harris's). workbook::time_gpu, cold L2.
+// Added later, in the same run, for the handout's step table: Harris's kernel 3
+// as his slides write it (the sequential tree without our next_power_of_two
+// loop and partner test, so power-of-two blocks only), and reduce_sum() (our
+// kernel 7) at 2^10, 2^22 and 2^28, so that the 3 -> 7 step compares two times
+// of one run.
 //
 // Links the reference solution's library; from the repository root:
 //   WORKBOOK_BUILD_TARGET="lab04_solution" ./workbook build
@@ -45,6 +50,27 @@ __global__ void block_sum_interleaved_strided_index(const int* in, int* partials
     __syncthreads();
   }
   if (t == 0) partials[blockIdx.x] = shared[0];
+}
+
+// Harris's kernel 3 as written: no partner test, so blockDim.x must be a power of two.
+__global__ void block_sum_sequential_as_harris(const int* in, int* partials, std::size_t n) {
+  extern __shared__ int shared[];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  shared[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) shared[t] += shared[t + s];
+    __syncthreads();
+  }
+  if (t == 0) partials[blockIdx.x] = shared[0];
+}
+
+void launch_sequential_as_harris(const int* in, int* partials, std::size_t n, int threads,
+                                 cudaStream_t stream) {
+  block_sum_sequential_as_harris<<<blocks_for(n, threads), threads, threads * sizeof(int), stream>>>(
+      in, partials, n);
+  CUDA_CHECK_LAUNCH("block_sum_sequential_as_harris");
 }
 
 void launch_strided_index(const int* in, int* partials, std::size_t n, int threads, cudaStream_t stream) {
@@ -89,6 +115,7 @@ int main() {
        [](const int* in, int* out, std::size_t n, int threads, cudaStream_t s) {
          reductions::launch_block_sum_sequential(in, out, n, threads, s);
        }},
+      {"sequential, Harris's loop", launch_sequential_as_harris},
   };
   std::printf(
       "lab 04 probe: the trees, pass after pass to one value; all-ones input; workbook::time_gpu, cold L2\n");
@@ -111,6 +138,29 @@ int main() {
                     static_cast<double>(n) * sizeof(int) / t.median_ms / 1e6,
                     value == static_cast<int>(n) ? "ok" : "WRONG", t.summary().c_str());
       }
+    }
+  }
+  // Our kernel 7: the whole-array sum, each combine, at the sizes the handout compares.
+  std::printf("  %-26s %8s %6s %10s %9s %7s\n", "reduce_sum()", "n", "block", "ms", "GB/s", "check");
+  const std::size_t largest = std::size_t{1} << 28;
+  workbook::DeviceBuffer<int> in(largest), result(1), partials(reductions::kMaxGridBlocks);
+  fill_ones<<<blocks_for(largest, 256), 256>>>(in.data(), largest);
+  CUDA_CHECK_LAUNCH("fill_ones");
+  for (const int log2n : {10, 22, 28}) {
+    const std::size_t n = std::size_t{1} << log2n;
+    for (const reductions::Combine combine :
+         {reductions::Combine::atomic_per_block, reductions::Combine::second_pass}) {
+      const workbook::TimingResult t = workbook::time_gpu([&](cudaStream_t s) {
+        reductions::reduce_sum(in.data(), n, result.data(), combine, partials.data(), s);
+      });
+      reductions::reduce_sum(in.data(), n, result.data(), combine, partials.data());
+      int value = 0;
+      CUDA_CHECK(cudaMemcpy(&value, result.data(), sizeof value, cudaMemcpyDeviceToHost));
+      std::printf("  %-26s   2^%d %6d %10.5f %9.1f %7s   %s\n",
+                  combine == reductions::Combine::atomic_per_block ? "atomic per block" : "second pass",
+                  log2n, reductions::kThreadsPerBlock, t.median_ms,
+                  static_cast<double>(n) * sizeof(int) / t.median_ms / 1e6,
+                  value == static_cast<int>(n) ? "ok" : "WRONG", t.summary().c_str());
     }
   }
   return 0;
