@@ -198,6 +198,10 @@ int main() {
     const double copy_gbps = workbook::copy_bandwidth_gbps();
     std::printf("GPU: %s\n", workbook::describe(gpu).c_str());
     std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n", copy_gbps);
+    // The clock of the shared-atomic bound (the handout's "Speed of light": clocks per warp atomic).
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, gpu.id));
+    std::printf("SM clock: at most %.0f MHz (cudaDevAttrClockRate)\n", clock_khz / 1e3);
 
     // 1 GiB of input; halved on a GPU with less than 4 GiB free.
     std::size_t n = std::size_t{1} << 30;
