@@ -1,7 +1,7 @@
 // Lab 04 experiment: how fast is each way of reducing an array, and how
 // repeatable is a float sum?
 //   ./workbook bench reductions
-// Prints four tables and one comparison:
+// Prints tables 1, 3, 4 and 5 (table 2 is not in this file):
 //   1. int32 sum of 2^28 elements (1 GiB): the block-level kernels of parts 1
 //      and 2 on their own (repeated passes, each block's sum becoming one
 //      element of the next pass's input, until one value is left), the
