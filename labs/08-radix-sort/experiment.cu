@@ -72,21 +72,22 @@ std::string power_text(std::size_t n) {
 }
 
 void print_header() {
-  std::printf("  %-44s %6s %10s %9s %9s %8s %9s   %s\n", "variant", "n", "ms", "Gkeys/s", "% of CUB", "B/key",
-              "GB/s", "check");
+  std::printf("  %-44s %6s %10s %7s %9s %9s %8s %9s   %s\n", "variant", "n", "ms", "spread", "Gkeys/s",
+              "% of CUB", "B/key", "GB/s", "check");
 }
 
 // "% of CUB" is CUB's time over this row's time: the speed relative to CUB.
-// GB/s is the row's own byte count per key over its time.
+// GB/s is the row's own byte count per key over its time; spread, as in every lab:
+// the interquartile range of the timed runs over their median (the student guide).
 // With a table name, the row is also recorded for the charts (workbook/bench_csv.hpp).
 void print_row(const std::string& label, std::size_t n, const Measured& m, double cub_ms,
                double bytes_per_key, bool ok, const char* table = nullptr) {
   const double keys = static_cast<double>(n);
   if (table != nullptr)
     workbook::record("08-radix-sort", {table, label, n, m.timing, keys / m.ms / 1.0e6, "Gkeys/s"});
-  std::printf("  %-44s %6s %10.3f %9.2f %8.1f%% %8.1f %9.1f   %s\n", label.c_str(), power_text(n).c_str(),
-              m.ms, keys / m.ms / 1.0e6, 100.0 * cub_ms / m.ms, bytes_per_key,
-              bytes_per_key * keys / m.ms / 1.0e6, ok ? "ok" : "WRONG RESULT");
+  std::printf("  %-44s %6s %10.3f %s %9.2f %8.1f%% %8.1f %9.1f   %s\n", label.c_str(), power_text(n).c_str(),
+              m.ms, workbook::spread_text(m.timing).c_str(), keys / m.ms / 1.0e6, 100.0 * cub_ms / m.ms,
+              bytes_per_key, bytes_per_key * keys / m.ms / 1.0e6, ok ? "ok" : "WRONG RESULT");
 }
 
 bool same(const DeviceBuffer<std::uint32_t>& a, const DeviceBuffer<std::uint32_t>& b) {
