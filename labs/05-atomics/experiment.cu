@@ -71,7 +71,8 @@ __global__ void add_one_result_used(unsigned* counter, std::size_t n, unsigned* 
 
 // The same add at an address nvcc cannot prove is one for the whole warp
 // (offset_mask is 0 at run time), so it cannot merge the warp's adds into one:
-// every lane sends its own, as every GPU did before CUDA 9 (the handout's Then and now).
+// every lane sends its own, as (we think) nvcc compiled atomicAdd(counter, 1) before CUDA 9
+// (the handout's Then and now).
 __global__ void add_one_unmerged(unsigned* counter, std::size_t n, std::size_t offset_mask) {
   const std::size_t i = thread_index();
   if (i < n) atomicAdd(counter + (i & offset_mask), 1u);
@@ -196,7 +197,7 @@ void one_counter_table(std::size_t n) {
     CUDA_CHECK_LAUNCH("add_one_unmerged");
   };
   const workbook::TimingResult unmerged_time = workbook::time_gpu(unmerged, quick_options());
-  print_row("one counter", "atomicAdd(counter + (i & 0), 1): not merged", n, unmerged_time,
+  print_row("one counter", "atomicAdd(counter + (i & mask), 1), mask 0: not merged", n, unmerged_time,
             run_clean(unmerged));
 
   {
