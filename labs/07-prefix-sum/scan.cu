@@ -356,7 +356,10 @@ static_assert(kSinglePassItems % kVectorWidth == 0, "a thread owns whole groups"
 // blocks (48 registers) it spills nothing either. The handout's figures were
 // measured with 6. A Turing SM (sm_75) holds only 1024 threads, so 4 blocks
 // there; the macro is defined only while nvcc compiles device code, once per
-// target architecture.
+// target architecture. This caps registers; it does not make blocks resident:
+// a block also takes 29744 bytes of shared memory (28720 static, 1024 the
+// driver's), of which an H200 SM fits 7 (registers hold it to 6), a T4 SM
+// (64 KB) only 2.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 constexpr int kMinBlocksPerSmSinglePass = 4;
 #else
