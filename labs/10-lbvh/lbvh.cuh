@@ -454,7 +454,9 @@ class Lbvh {
   ///         of the returned size.
   /// @throws std::invalid_argument when pairs is null while capacity > 0.
   /// @throws std::runtime_error when a thread's traversal stack overflowed
-  ///         (pairs are missing; the tree is deeper than kStackSize levels).
+  ///         (pairs are missing; a thread had more than kStackSize nodes
+  ///         pending, as on a comb visited spine first, never on a tree
+  ///         that build() makes: README, Check yourself 4).
   /// @throws workbook::CudaError when a call fails.
   std::size_t find_overlapping_pairs(Pair* pairs, std::size_t capacity, cudaStream_t stream = nullptr);
 
