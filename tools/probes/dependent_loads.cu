@@ -3,10 +3,9 @@
 // Each thread follows `next` through a random cycle of 32-byte nodes (one
 // sector each, like a tree node's box and children) for kSteps steps; a step
 // cannot start before the previous load returns. The time per step is printed
-// for three node-array sizes (in the L2, about the L2's size, far beyond it)
-// and three thread counts (one thread, one warp per SM, every thread slot).
-// Each timed run starts its walks elsewhere: a node array far beyond the L2
-// then shows the DRAM's latency, one inside it the L2's.
+// for four node-array sizes (in the L2; 2^20 nodes, the size of lab 10's grid; about the L2's size; far
+// beyond it) and three thread counts (one thread, one warp per SM, every thread slot). Each timed run starts
+// its walks elsewhere: a node array far beyond the L2 then shows the DRAM's latency, one inside it the L2's.
 //
 //   nvcc -O2 -arch=native -o build/dependent_loads tools/probes/dependent_loads.cu
 //   build/dependent_loads
@@ -50,7 +49,7 @@ int main() {
   std::uint32_t* sink = nullptr;
   PROBE_CHECK(cudaMalloc(&sink, sizeof(std::uint32_t)));
   std::mt19937 rng(12345);
-  for (int log_nodes : {17, 21, 25}) {
+  for (int log_nodes : {17, 20, 21, 25}) {
     const std::uint32_t count = 1u << log_nodes;
     // One random cycle through every node (Sattolo's shuffle), so no walk gets stuck in a short loop.
     std::vector<std::uint32_t> order(count);

@@ -9,7 +9,7 @@
 // Added later, in the same run, for the handout's step table: Harris's kernel 3
 // as his slides write it (the sequential tree without our next_power_of_two
 // loop and partner test, so power-of-two blocks only), and reduce_sum() (our
-// kernel 7) at 2^10, 2^22 and 2^28, so that the 3 -> 7 step compares two times
+// kernel 7) at 2^10, 2^22, 2^25 (Harris's largest size) and 2^28, so that the 3 -> 7 step compares two times
 // of one run.
 //
 // Links the reference solution's library; from the repository root:
@@ -146,7 +146,7 @@ int main() {
   workbook::DeviceBuffer<int> in(largest), result(1), partials(reductions::kMaxGridBlocks);
   fill_ones<<<blocks_for(largest, 256), 256>>>(in.data(), largest);
   CUDA_CHECK_LAUNCH("fill_ones");
-  for (const int log2n : {10, 22, 28}) {
+  for (const int log2n : {10, 22, 25, 28}) {
     const std::size_t n = std::size_t{1} << log2n;
     for (const reductions::Combine combine :
          {reductions::Combine::atomic_per_block, reductions::Combine::second_pass}) {
