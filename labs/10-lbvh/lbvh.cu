@@ -205,7 +205,7 @@ namespace {
 
 // Threads per block of compute_node_boxes. A block keeps its SM slot until
 // its slowest climber is done; smaller blocks hand slots back sooner
-// (blocks of 64 to 512 timed in figures/climb-sweep.txt).
+// (blocks of 32 to 512 timed in figures/climb-sweep.txt).
 [[maybe_unused]] constexpr int kClimbThreadsPerBlock = 128;
 
 }  // namespace
