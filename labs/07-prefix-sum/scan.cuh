@@ -69,9 +69,9 @@ constexpr int kVectorWidth = 4;
 
 /// @brief Elements each thread of the single pass owns: 7 groups of
 /// kVectorWidth. Every tile pays for a ticket and a look-back, so larger tiles
-/// pay for them over more elements. Chosen among 20, 24, 28 and 32 on an H100
-/// with a maintainers' sweep (measurements.md, "How the single pass got its
-/// shape").
+/// pay for them over more elements. Chosen on an H100 with a maintainers'
+/// sweep whose kept results are 256 x 24, 256 x 28 and 384 x 24 (measurements.md,
+/// "How the single pass got its shape").
 constexpr int kSinglePassItems = 28;
 
 /// @brief Elements in one tile of the single-pass scan (7168).
