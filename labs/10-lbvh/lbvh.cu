@@ -256,7 +256,7 @@ __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned lon
   // TODO(14): For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
   //           overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
   //           after i are not visited (last_leaf_of()). With two internal children to visit, push the right
-  //           one and go left (the StackOverflow tests' combs depend on that order). A stack of kStackSize
+  //           one and go left (the StackOverflow tests accept any fixed order). A stack of kStackSize
   //           nodes per thread: when it is full, set kStackOverflowed in *status atomically and stop (pairs
   //           are never lost silently).
 }

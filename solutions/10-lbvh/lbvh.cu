@@ -409,7 +409,7 @@ __global__ void query_overlapping_pairs(TreeView tree, Pair* pairs, unsigned lon
   // HOLE: For every sorted leaf i < n (n >= 2 here), one thread: every pair of leaf i with an
   // HOLE: overlapping leaf j > i reported exactly once, with report_pair(); subtrees that hold no leaf
   // HOLE: after i are not visited (last_leaf_of()). With two internal children to visit, push the right
-  // HOLE: one and go left (the StackOverflow tests' combs depend on that order). A stack of kStackSize
+  // HOLE: one and go left (the StackOverflow tests accept any fixed order). A stack of kStackSize
   // HOLE: nodes per thread: when it is full, set kStackOverflowed in *status atomically and stop (pairs
   // HOLE: are never lost silently).
   const std::size_t thread = global_thread();
