@@ -75,6 +75,12 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
     return header, series
 
 
+def _written_ys(path: Path, name: str) -> list[str]:
+    """The y column of series @p name exactly as the CSV writes it, in file order."""
+    rows = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    return [row["y"].strip() for row in csv.DictReader(io.StringIO("\n".join(rows))) if row["series"] == name]
+
+
 def _parse_tick(path: Path, item: str) -> tuple[float, str]:
     """One "X=name" of '# xticks:'."""
     value, _, name = item.partition("=")
@@ -99,7 +105,8 @@ def draw(path: Path) -> str:
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         if bars:
             drawn = axes.bar(xs, ys, width=0.6, label=name)
-            axes.bar_label(drawn, labels=[f"{y:g}" for y in ys], fontsize=9, padding=2)
+            # Each bar carries its y as the CSV writes it, so "1.00" keeps the digits the handout quotes.
+            axes.bar_label(drawn, labels=_written_ys(path, name), fontsize=9, padding=2)
         elif len(points[0]) == 4:
             below = [p[1] - p[2] for p in points]
             above = [p[3] - p[1] for p in points]
