@@ -2,7 +2,8 @@
 # The probes for the measured misses that labs 05, 06 and 09 left open:
 #   lab 05: README, fold "Ours": "1.45 SM clocks ... the L2's clock is not measured"
 #           and the counts' time beyond their atomics, once "the rests, 0.248 ms and 0.148 ms"
-#           (tools/probes/counts_without_atomics.cu);
+#           (solutions/05-atomics/probes/counts_without_atomics.cu: it copies a kernel a student writes,
+#           so it stays out of the student release too);
 #   lab 06: README question 3, phase (c) scatter_kept at 0 % kept, "why is not measured"
 #           (tools/probes/compaction_phases_by_kept.cu);
 #   lab 09: measurements.md, "Open misses" (lane copies 14 % over, four bins 1.72x,

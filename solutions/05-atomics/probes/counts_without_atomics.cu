@@ -10,7 +10,7 @@
 //   WORKBOOK_BUILD_TARGET="lab05_experiment_solution" ./workbook build   # builds liblab05_solution.a too
 //   mkdir -p build/probes
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Ilabs/05-atomics -Icommon/include \
-//     -c tools/probes/counts_without_atomics.cu -o build/probes/counts_without_atomics.o
+//     -c solutions/05-atomics/probes/counts_without_atomics.cu -o build/probes/counts_without_atomics.o
 //   nvcc -arch=sm_90 -o build/probes/counts_without_atomics build/probes/counts_without_atomics.o \
 //     build/default/liblab05_solution.a build/default/common/libworkbook_common.a
 //   build/probes/counts_without_atomics
@@ -27,7 +27,8 @@
 //   count_odd_per_thread_no_atomic the same, its atomic behind a condition never true (reads only)
 //   count_odd_block_aggregated     the reference solution's kernel (liblab05_solution.a)
 //   count_odd_block_no_global_atomic  a copy of it whose global atomic never runs (reads + shared atomics)
-//   block_atomics_only             2^20 blocks, thread 0 adds 256: the block count's 2^20 global atomics, no reads
+//   block_atomics_only             2^20 blocks, thread 0 adds 256: the block count's 2^20 global atomics, no
+//   reads
 // Usage: counts_without_atomics [once]   (once: each kernel once, untimed, for ncu)
 #include <algorithm>
 #include <cstdint>
@@ -114,26 +115,33 @@ int main(int argc, char** argv) {
        [&](cudaStream_t s) { count_odd_per_thread<<<blocks, kThreads, 0, s>>>(values, n, counter); },
        static_cast<unsigned>(n)},
       {"count_odd_per_thread_no_atomic (reads only)",
-       [&](cudaStream_t s) { count_odd_per_thread_no_atomic<<<blocks, kThreads, 0, s>>>(values, n, counter); },
+       [&](cudaStream_t s) {
+         count_odd_per_thread_no_atomic<<<blocks, kThreads, 0, s>>>(values, n, counter);
+       },
        0u},
       {"count_odd_block_aggregated (solution)",
        [&](cudaStream_t s) { atomics::launch_count_odd_block_aggregated(values, n, counter, s); },
        static_cast<unsigned>(n)},
       {"count_odd_block_no_global_atomic (reads + shared atomics)",
-       [&](cudaStream_t s) { count_odd_block_no_global_atomic<<<blocks, kThreads, 0, s>>>(values, n, counter); },
+       [&](cudaStream_t s) {
+         count_odd_block_no_global_atomic<<<blocks, kThreads, 0, s>>>(values, n, counter);
+       },
        0u},
       {"block_atomics_only (2^20 global atomics, no reads)",
        [&](cudaStream_t s) { block_atomics_only<<<blocks, kThreads, 0, s>>>(n, counter); },
        static_cast<unsigned>(n)},
   };
   int wrong = 0;
-  if (!once) std::printf("lab 05 probe: n = 2^28 ints, all odd; workbook::time_gpu, cold L2, budget 1000 ms\n");
+  if (!once)
+    std::printf("lab 05 probe: n = 2^28 ints, all odd; workbook::time_gpu, cold L2, budget 1000 ms\n");
   for (const Case& c : cases) {
     workbook::TimingResult t;
     if (!once) {
       workbook::TimingOptions options;
       options.time_budget_ms = 1000.0;
-      options.before_each = [&](cudaStream_t s) { CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s)); };
+      options.before_each = [&](cudaStream_t s) {
+        CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned), s));
+      };
       t = workbook::time_gpu(c.run, options);
     }
     CUDA_CHECK(cudaMemset(counter, 0, sizeof(unsigned)));

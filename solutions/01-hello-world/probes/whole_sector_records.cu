@@ -5,13 +5,14 @@
 // 128-byte rows of whole sectors. Same bytes, same sectors; only the partial
 // writes go.
 //
-//   nvcc -O2 -arch=native -o build/whole_sector_records tools/probes/whole_sector_records.cu
-//   build/whole_sector_records
+//   nvcc -O2 -arch=native -o build/whole_sector_records
+//   solutions/01-hello-world/probes/whole_sector_records.cu build/whole_sector_records
 //
 // Count the L2 sector writes of each with
 //   ncu --metrics lts__t_sectors_srcunit_tex_op_write.sum,gpu__time_duration.sum \
 //     -k regex:records build/whole_sector_records
-#include "probe_common.cuh"
+// It copies a kernel a student writes in a TODO, so it stays out of the student release.
+#include "../../../tools/probes/probe_common.cuh"
 
 struct ThreadRecord {
   int block, thread, global;

@@ -7,9 +7,10 @@
 // few blocks share an SM, while the loop's keeps falling, the queue, not the
 // threads in flight, sets it.
 //
-//   nvcc -O2 -arch=native -o build/chunk_blocks_per_sm tools/probes/chunk_blocks_per_sm.cu
+//   nvcc -O2 -arch=native -o build/chunk_blocks_per_sm solutions/02-abc/probes/chunk_blocks_per_sm.cu
 //   build/chunk_blocks_per_sm
-#include "probe_common.cuh"
+// It copies a kernel a student writes in a TODO, so it stays out of the student release.
+#include "../../../tools/probes/probe_common.cuh"
 
 __global__ void abc_chunk_per_thread(const float* a, const float* b, const float* c, float* d,
                                      std::size_t n) {
