@@ -43,8 +43,11 @@ class ChartError(Exception):
     """The CSV cannot be drawn (a missing key, a bad number)."""
 
 
-def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, ...]]]]:
-    """The header's keys and each series' (x, y) or (x, y, ylo, yhi) points, in file order."""
+def read_chart(
+    path: Path,
+) -> tuple[dict[str, str], dict[str, list[tuple[float, ...]]], dict[str, list[str]]]:
+    """The header's keys, each series' (x, y) or (x, y, ylo, yhi) points, and each series' y as the
+    file writes it ("1.00", for bar labels that keep the handout's digits), in file order."""
     header: dict[str, str] = {}
     rows: list[str] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -60,6 +63,7 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
         if key not in header:
             raise ChartError(f"{path.name}: the header has no '# {key}:' line")
     series: dict[str, list[tuple[float, ...]]] = {}
+    written_ys: dict[str, list[str]] = {}
     reader = csv.DictReader(io.StringIO("\n".join(rows)))
     columns = ["series", "x", "y"] if reader.fieldnames == ["series", "x", "y"] else ["series", "x", "y", "ylo", "yhi"]
     if reader.fieldnames != columns:
@@ -70,15 +74,10 @@ def read_chart(path: Path) -> tuple[dict[str, str], dict[str, list[tuple[float, 
         except (TypeError, ValueError) as error:
             raise ChartError(f"{path.name}: a row that is not series,x,y numbers: {row}") from error
         series.setdefault(row["series"], []).append(point)
+        written_ys.setdefault(row["series"], []).append(row["y"].strip())
     if not series:
         raise ChartError(f"{path.name}: no data rows")
-    return header, series
-
-
-def _written_ys(path: Path, name: str) -> list[str]:
-    """The y column of series @p name exactly as the CSV writes it, in file order."""
-    rows = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
-    return [row["y"].strip() for row in csv.DictReader(io.StringIO("\n".join(rows))) if row["series"] == name]
+    return header, series, written_ys
 
 
 def _parse_tick(path: Path, item: str) -> tuple[float, str]:
@@ -98,7 +97,7 @@ def draw(path: Path) -> str:
     import matplotlib.ticker
 
     matplotlib.rcParams.update({"svg.hashsalt": "workbook", "svg.fonttype": "none", "font.size": 10})
-    header, series = read_chart(path)
+    header, series, written_ys = read_chart(path)
     figure, axes = plt.subplots(figsize=(7.0, 4.0))
     bars = header.get("kind") == "bars"
     for name, points in series.items():
@@ -106,7 +105,7 @@ def draw(path: Path) -> str:
         if bars:
             drawn = axes.bar(xs, ys, width=0.6, label=name)
             # Each bar carries its y as the CSV writes it, so "1.00" keeps the digits the handout quotes.
-            axes.bar_label(drawn, labels=_written_ys(path, name), fontsize=9, padding=2)
+            axes.bar_label(drawn, labels=written_ys[name], fontsize=9, padding=2)
         elif len(points[0]) == 4:
             below = [p[1] - p[2] for p in points]
             above = [p[3] - p[1] for p in points]
