@@ -5,6 +5,8 @@
 // of two from 2^20 to 2^28 (cold L2, median of 11), so the two can be compared
 // at the paper's sizes. With `--profile LOG2N` it sorts 2^LOG2N keys once, for
 // Nsight Compute (tools/ncu_probe.sh ... 'Onesweep' METRICS -- --profile 28).
+// The item count is passed as an int, as lab 08's yardstick passes it
+// (tests/cub_yardstick.cuh): CUB compiles another kernel for 64-bit counts.
 //
 //   nvcc -O3 -std=c++17 -arch=native -o build/cub_sort_by_size tools/probes/cub_sort_by_size.cu
 //   build/cub_sort_by_size
@@ -35,7 +37,7 @@ struct Sorter {
     PROBE_CHECK(cudaMalloc(&out, n * sizeof(unsigned)));
     fill_random_keys<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in, n);
     PROBE_CHECK(cudaGetLastError());
-    PROBE_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, n));
+    PROBE_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, in, out, static_cast<int>(n)));
     PROBE_CHECK(cudaMalloc(&temp, temp_bytes));
   }
   ~Sorter() {
@@ -43,7 +45,7 @@ struct Sorter {
     cudaFree(out);
     cudaFree(temp);
   }
-  void sort() { PROBE_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, n)); }
+  void sort() { PROBE_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, in, out, static_cast<int>(n))); }
 };
 
 int main(int argc, char** argv) {
