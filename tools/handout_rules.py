@@ -45,7 +45,7 @@ SECTION_WORDS = {"What the tests check": 250, "Then and now": 300}
 FILL_IN = re.compile(r"_{3,}")
 PREDICT_FIRST = {"Speed of light": "**Your prediction:**", "What to expect": "**Your measurement:**"}
 MEASUREMENT_SECTIONS = ("Speed of light", "What to expect", "Then and now")
-TABLE_QUESTIONS = "Questions to answer under your tables"
+TABLE_QUESTIONS = "Questions to answer under your"  # "... tables:", or lab 01's "... `bench hello` output:"
 
 # A number (digits, optionally grouped by threes with spaces, optionally a
 # decimal part) right before a unit of time or rate.
