@@ -49,7 +49,7 @@ __host__ __device__ int next_power_of_two(int n) {
 __global__ void block_sum_interleaved(const int* in, int* partials, std::size_t n) {
   // TODO(2): partials[blockIdx.x] = the sum of the block's blockDim.x elements of `in` (0 past n), by a
   //          tree with interleaved addressing in the dynamic shared array (thread t adds when
-  //          t % (2 * s) == 0: the handout's instruction counts assume the `%`), right for any block size
+  //          t % (2 * s) == 0: measurements.md's instruction counts assume the `%`), right for any block size
   //          1 to 1024. Every thread reaches every __syncthreads(); only thread 0 writes to partials.
 }
 

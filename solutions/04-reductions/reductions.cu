@@ -56,7 +56,7 @@ __host__ __device__ int next_power_of_two(int n) {
 __global__ void block_sum_interleaved(const int* in, int* partials, std::size_t n) {
   // HOLE: partials[blockIdx.x] = the sum of the block's blockDim.x elements of `in` (0 past n), by a
   // HOLE: tree with interleaved addressing in the dynamic shared array (thread t adds when
-  // HOLE: t % (2 * s) == 0: the handout's instruction counts assume the `%`), right for any block size
+  // HOLE: t % (2 * s) == 0: measurements.md's instruction counts assume the `%`), right for any block size
   // HOLE: 1 to 1024. Every thread reaches every __syncthreads(); only thread 0 writes to partials.
   extern __shared__ int shared[];
   const int t = static_cast<int>(threadIdx.x);
