@@ -11,6 +11,11 @@
 // tile at the end, so the copy costs almost nothing more; its time is printed
 // beside the unchanged single_pass_scan()'s.
 //
+// With the same kernel told to skip its look-back (every tile takes 0 as the
+// sum before it: wrong sums, the same loads, stores and barriers), the time
+// that is left over sizes how much of the look-back's wait the other blocks'
+// streaming does not hide.
+//
 // It #includes the reference scan.cu (its file-local helpers are needed), so
 // it stays in solutions/ and out of the student release. From the repository root:
 //   WORKBOOK_BUILD_TARGET="workbook_common" ./workbook build
@@ -67,7 +72,8 @@ __device__ int look_back_counted(const unsigned long long* tile_status, long lon
 // scan_single_pass() of the reference, look_back() replaced by the counted one.
 __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     scan_single_pass_counted(const int* in, int* out, std::size_t n, ScanKind kind, bool aligned,
-                             unsigned long long* tile_status, unsigned* tile_counter, LookBackCounts counts) {
+                             unsigned long long* tile_status, unsigned* tile_counter, LookBackCounts counts,
+                             bool skip_look_back) {
   __shared__ int4 parked[kSinglePassWarps][kGroupsPerThread][kWarpSize];
   __shared__ int warp_offsets[kSinglePassWarps];
   __shared__ unsigned tile_id;
@@ -102,7 +108,8 @@ __global__ void __launch_bounds__(kSinglePassThreads, kMinBlocksPerSmSinglePass)
     if (lane == 0) publish_status(&tile_status[tile], TileState::aggregate, tile_total);
     unsigned windows = 0, spins = 0;
     const unsigned long long entered = global_ns();
-    const int before = look_back_counted(tile_status, static_cast<long long>(tile), windows, spins);
+    const int before =
+        skip_look_back ? 0 : look_back_counted(tile_status, static_cast<long long>(tile), windows, spins);
     const unsigned long long left = global_ns();
     if (lane == 0) {
       tile_prefix = before;
@@ -144,14 +151,16 @@ int main() {
     fill_ones<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in.data(), n);
     CUDA_CHECK_LAUNCH("fill_ones");
     const LookBackCounts counts{windows.data(), spins.data(), ns.data()};
-    const auto counted = [&](cudaStream_t s) {
+    const auto run_copy = [&](cudaStream_t s, bool skip_look_back) {
       CUDA_CHECK(cudaMemsetAsync(scratch.tile_status.data(), 0, tiles * sizeof(unsigned long long), s));
       CUDA_CHECK(cudaMemsetAsync(scratch.tile_counter.data(), 0, sizeof(unsigned), s));
       scan_single_pass_counted<<<static_cast<unsigned>(tiles), kSinglePassThreads, 0, s>>>(
           in.data(), out.data(), n, ScanKind::inclusive, true, scratch.tile_status.data(),
-          scratch.tile_counter.data(), counts);
+          scratch.tile_counter.data(), counts, skip_look_back);
       CUDA_CHECK_LAUNCH("scan_single_pass_counted");
     };
+    const auto counted = [&](cudaStream_t s) { run_copy(s, false); };
+    const auto skipped = [&](cudaStream_t s) { run_copy(s, true); };
     const double plain_ms = workbook::time_gpu(
                                 [&](cudaStream_t s) {
                                   single_pass_scan(in.data(), out.data(), n, ScanKind::inclusive, scratch, s);
@@ -159,6 +168,7 @@ int main() {
                                 options)
                                 .median_ms;
     const double counted_ms = workbook::time_gpu(counted, options).median_ms;
+    const double skipped_ms = workbook::time_gpu(skipped, options).median_ms;
     // One more counted run, untimed, whose counters are read.
     counted(nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -178,7 +188,9 @@ int main() {
     const double waves = static_cast<double>(tiles) / (static_cast<double>(blocks_per_sm) * sms);
     std::printf("  n = 2^%d: %zu tiles, %.1f waves of %d x %d blocks\n", log2n, tiles, waves, blocks_per_sm,
                 sms);
-    std::printf("    single_pass_scan() %.4f ms; the counted copy %.4f ms\n", plain_ms, counted_ms);
+    std::printf(
+        "    single_pass_scan() %.4f ms; the counted copy %.4f ms; the copy without its look-back %.4f ms\n",
+        plain_ms, counted_ms, skipped_ms);
     std::printf(
         "    per tile: %.2f windows, %.2f spins (%.1f %% of tiles spun at least once, at most %.0f), "
         "%.3f us in the look-back\n",
