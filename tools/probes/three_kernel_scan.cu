@@ -20,41 +20,12 @@
 #include <vector>
 
 #include "scan.cuh"
+#include "three_kernel_parts.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/timing.hpp"
 
-namespace {
-
-constexpr int kThreads = 256;
-constexpr int kBlockElements = 2 * kThreads;  // Harris's 512
-constexpr double kPeakGBps = 4800.0;          // H200 data sheet
-
-__global__ void fill_values(int* data, std::size_t n) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = static_cast<int>(i % 7) - 3;
-}
-
-// Block b's sum: its last exclusive value plus its last element (or the last below n).
-__global__ void gather_block_sums(const int* in, const int* out, std::size_t n, int* sums,
-                                  std::size_t blocks) {
-  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (b >= blocks) return;
-  std::size_t last = (b + 1) * kBlockElements - 1;
-  if (last >= n) last = n - 1;
-  sums[b] = out[last] + in[last];
-}
-
-__global__ void add_block_offsets(int* out, std::size_t n, const int* offsets) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] += offsets[i / kBlockElements];
-}
-
-unsigned grid(std::size_t count, int threads) {
-  return static_cast<unsigned>((count + threads - 1) / threads);
-}
-
-}  // namespace
+using namespace three_kernel;
 
 int main() {
   std::printf(
@@ -80,13 +51,7 @@ int main() {
         [&](cudaStream_t s) { scan::launch_block_scan_blelloch(in.data(), out.data(), n, kThreads, s); });
     three_kernels(nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<int> got = out.to_host();
-    bool ok = true;
-    long long running = 0;
-    for (std::size_t i = 0; i < n && ok; ++i) {
-      ok = got[i] == static_cast<int>(running);
-      running += static_cast<int>(i % 7) - 3;
-    }
+    const bool ok = is_exclusive_scan_of_input(out.to_host());
     const double bytes = 16.0 * static_cast<double>(n);
     std::printf(
         "  2^%d: three kernels %.4f ms, %.1f GB/s at 16 B, %.1f %% of peak (%s); kernel 1 alone %.4f ms, "

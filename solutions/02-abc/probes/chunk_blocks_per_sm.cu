@@ -10,7 +10,7 @@
 //   nvcc -O2 -arch=native -o build/chunk_blocks_per_sm solutions/02-abc/probes/chunk_blocks_per_sm.cu
 //   build/chunk_blocks_per_sm
 // It copies a kernel a student writes in a TODO, so it stays out of the student release.
-#include "../../../tools/probes/probe_common.cuh"
+#include "abc_arrays.cuh"
 
 __global__ void abc_chunk_per_thread(const float* a, const float* b, const float* c, float* d,
                                      std::size_t n) {
@@ -26,20 +26,10 @@ __global__ void abc_grid_stride(const float* a, const float* b, const float* c, 
     d[i] = a[i] * b[i] + c[i];
 }
 
-__global__ void fill(float* x, std::size_t n, float value) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = value;
-}
-
 int main() {
   const std::size_t n = std::size_t{1} << 26;
-  float *a, *b, *c, *d;
-  for (float** p : {&a, &b, &c, &d}) PROBE_CHECK(cudaMalloc(p, n * sizeof(float)));
-  const unsigned fill_blocks = static_cast<unsigned>(n / 256);
-  fill<<<fill_blocks, 256>>>(a, n, 2.0f);
-  fill<<<fill_blocks, 256>>>(b, n, 3.0f);
-  fill<<<fill_blocks, 256>>>(c, n, 1.0f);
-  PROBE_CHECK(cudaGetLastError());
+  const AbcArrays arrays(n);
+  float *a = arrays.a, *b = arrays.b, *c = arrays.c, *d = arrays.d;
   cudaDeviceProp prop{};
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
@@ -50,14 +40,11 @@ int main() {
   for (const int per_sm : {1, 2, 4, 8}) {
     const unsigned blocks = static_cast<unsigned>(sms * per_sm);
     const float chunk_ms = median_ms([&] { abc_chunk_per_thread<<<blocks, 256>>>(a, b, c, d, n); }, 11);
-    float last = 0;
-    PROBE_CHECK(cudaMemcpy(&last, d + n - 1, sizeof last, cudaMemcpyDeviceToHost));
-    ok = ok && last == 7.0f;
+    ok = ok && arrays.last_is_seven();
     const float loop_ms = median_ms([&] { abc_grid_stride<<<blocks, 256>>>(a, b, c, d, n); }, 11);
     std::printf("  %-14d %10.3f %10.1f %10.3f %10.1f\n", per_sm, chunk_ms, 16.0 * n / (chunk_ms * 1e6),
                 loop_ms, 16.0 * n / (loop_ms * 1e6));
   }
-  for (float* p : {a, b, c, d}) PROBE_CHECK(cudaFree(p));
   std::printf("check: %s\n", ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -13,7 +13,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o build/probes/loop_elements_per_step \
 //     solutions/02-abc/probes/loop_elements_per_step.cu
 //   build/probes/loop_elements_per_step
-#include "../../../tools/probes/probe_common.cuh"
+#include "abc_arrays.cuh"
 
 template <int kPerStep>
 __global__ void abc_loop(const float* a, const float* b, const float* c, float* d, std::size_t n) {
@@ -43,20 +43,10 @@ __global__ void abc_loop_float4(const float4* a, const float4* b, const float4* 
   }
 }
 
-__global__ void fill(float* x, std::size_t n, float value) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = value;
-}
-
 int main() {
   const std::size_t n = std::size_t{1} << 26;
-  float *a, *b, *c, *d;
-  for (float** p : {&a, &b, &c, &d}) PROBE_CHECK(cudaMalloc(p, n * sizeof(float)));
-  const unsigned fill_blocks = static_cast<unsigned>(n / 256);
-  fill<<<fill_blocks, 256>>>(a, n, 2.0f);
-  fill<<<fill_blocks, 256>>>(b, n, 3.0f);
-  fill<<<fill_blocks, 256>>>(c, n, 1.0f);
-  PROBE_CHECK(cudaGetLastError());
+  const AbcArrays arrays(n);
+  float *a = arrays.a, *b = arrays.b, *c = arrays.c, *d = arrays.d;
   cudaDeviceProp prop{};
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   const unsigned blocks = static_cast<unsigned>(prop.multiProcessorCount * 8);
@@ -75,9 +65,7 @@ int main() {
   std::printf("  %-40s %8.4f ms %8.1f GB/s\n", "cudaMemcpy device to device, 256 MB", copy_ms, copy_gbps);
   bool ok = true;
   const auto row = [&](const char* label, float ms) {
-    float last = 0;
-    PROBE_CHECK(cudaMemcpy(&last, d + n - 1, sizeof last, cudaMemcpyDeviceToHost));
-    ok = ok && last == 7.0f;
+    ok = ok && arrays.last_is_seven();
     const double gbps = 16.0 * static_cast<double>(n) / (ms * 1e6);
     std::printf("  %-40s %8.4f ms %8.1f GB/s %6.1f %% of the copy\n", label, ms, gbps,
                 100.0 * gbps / copy_gbps);
@@ -97,7 +85,6 @@ int main() {
                                                                         reinterpret_cast<float4*>(d), n / 4);
                                      },
                                      21, cold));
-  for (float* p : {a, b, c, d}) PROBE_CHECK(cudaFree(p));
   PROBE_CHECK(cudaFree(flush));
   std::printf("check: %s\n", ok ? "ok" : "WRONG");
   return ok ? 0 : 1;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "../../../tools/probes/three_kernel_parts.cuh"
 #include "scan.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
@@ -24,9 +25,7 @@
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kBlockElements = 2 * kThreads;  // Harris's 512
-constexpr double kPeakGBps = 4800.0;          // H200 data sheet
+using namespace three_kernel;
 
 // Harris's padding: index i of the tree sits at i + i / 32, so the strided
 // indices of one step fall in different banks.
@@ -68,29 +67,6 @@ __global__ void blelloch_block_scan(const int* in, int* out, std::size_t n) {
   if (base + t + half < n) out[base + t + half] = tree[padded(t + half, kPad)];
 }
 
-__global__ void fill_values(int* data, std::size_t n) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = static_cast<int>(i % 7) - 3;
-}
-
-__global__ void gather_block_sums(const int* in, const int* out, std::size_t n, int* sums,
-                                  std::size_t blocks) {
-  const std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (b >= blocks) return;
-  std::size_t last = (b + 1) * kBlockElements - 1;
-  if (last >= n) last = n - 1;
-  sums[b] = out[last] + in[last];
-}
-
-__global__ void add_block_offsets(int* out, std::size_t n, const int* offsets) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] += offsets[i / kBlockElements];
-}
-
-unsigned grid(std::size_t count, int threads) {
-  return static_cast<unsigned>((count + threads - 1) / threads);
-}
-
 }  // namespace
 
 int main() {
@@ -128,13 +104,7 @@ int main() {
       const workbook::TimingResult first = workbook::time_gpu(block_scan);
       three_kernels(nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
-      const std::vector<int> got = out.to_host();
-      bool ok = true;
-      long long running = 0;
-      for (std::size_t i = 0; i < n && ok; ++i) {
-        ok = got[i] == static_cast<int>(running);
-        running += static_cast<int>(i % 7) - 3;
-      }
+      const bool ok = is_exclusive_scan_of_input(out.to_host());
       const double bytes = 16.0 * static_cast<double>(n);
       std::printf(
           "  2^%d %-8s three kernels %.4f ms, %.1f GB/s at 16 B, %.1f %% of peak (%s); block scan alone %.4f "
