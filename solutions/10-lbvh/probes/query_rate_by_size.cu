@@ -2,11 +2,11 @@
 // 15,000 threads to reach full performance"), scaled to the H200 by resident
 // threads, 176000, with the query's one thread an object; the experiment runs
 // only 2^16, 2^18, 2^20 and 2^22 objects, so one size sits below the scaled
-// rule. This probe times query_overlapping_pairs and the uniform grid of
-// tests/grid_yardstick.cuh on the experiment's scenes at sizes around it (2^16,
-// 2^17, 3 x 2^16, 2^18, 2^20, 2^22), as the experiment does (workbook::time_gpu,
-// cold L2, time budget 2 s), and prints each rate over its 2^22 rate. It links
-// the reference solution, so it lives beside the solutions and is not shipped.
+// rule (and 406000, scaled by peak bandwidth, between 2^18 and 2^20). This probe times
+// query_overlapping_pairs and the uniform grid of tests/grid_yardstick.cuh on the experiment's scenes at
+// sizes around it (2^16, 2^17, 3 x 2^16, 2^18, 3 x 2^17, 2^19, 2^20, 2^22), as the experiment does
+// (workbook::time_gpu, cold L2, time budget 2 s), and prints each rate over its 2^22 rate. It links the
+// reference solution, so it lives beside the solutions and is not shipped.
 //
 //   WORKBOOK_BUILD_TARGET="lab10_solution" ./workbook build
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Ilabs/10-lbvh -Icommon/include \
@@ -67,9 +67,9 @@ Rates rates_at(std::size_t n) {
 }  // namespace
 
 int main() {
-  const std::vector<std::size_t> sizes = {std::size_t{1} << 16,       std::size_t{1} << 17,
-                                          3 * (std::size_t{1} << 16), std::size_t{1} << 18,
-                                          std::size_t{1} << 20,       std::size_t{1} << 22};
+  const std::vector<std::size_t> sizes = {
+      std::size_t{1} << 16,       std::size_t{1} << 17, 3 * (std::size_t{1} << 16), std::size_t{1} << 18,
+      3 * (std::size_t{1} << 17), std::size_t{1} << 19, std::size_t{1} << 20,       std::size_t{1} << 22};
   std::printf("lab 10 probe: the query's and the grid's rates by size, over their 2^22 rates\n");
   std::vector<Rates> rates;
   for (const std::size_t n : sizes) rates.push_back(rates_at(n));
