@@ -170,7 +170,7 @@ __global__ void scatter_kept_pairs(const int* keys, const int* values, std::size
                                    const std::uint32_t* tile_offsets, int* out_keys, int* out_values) {
   // TODO(9): scatter_kept for pairs: the keys decide, and each kept key and its value go to the same index
   //          of out_keys and out_values, in input order. Only kept pairs read their value, and every value
-  //          load is issued before the first store.
+  //          load is issued before the first global store.
 }
 
 void launch_scatter_kept_pairs(const int* keys, const int* values, std::size_t n, KeepIf keep,

@@ -299,7 +299,7 @@ __global__ void scatter_kept_pairs(const int* keys, const int* values, std::size
                                    const std::uint32_t* tile_offsets, int* out_keys, int* out_values) {
   // HOLE: scatter_kept for pairs: the keys decide, and each kept key and its value go to the same index
   // HOLE: of out_keys and out_values, in input order. Only kept pairs read their value, and every value
-  // HOLE: load is issued before the first store.
+  // HOLE: load is issued before the first global store.
   const std::size_t offset = tile_offsets[blockIdx.x];
   const std::size_t tile_start = static_cast<std::size_t>(blockIdx.x) * kTileSize;
   int items[kItemsPerThread];
