@@ -23,7 +23,7 @@ constexpr int kThreadsPerBlock = 256;
 
 /// @brief Blocks per SM for the grid-stride launch. 8 blocks of 256 fill an
 /// SM of 2048 threads; where an SM holds fewer, the blocks beyond what fits
-/// wait for a turn. How many your GPU needs is a question of the handout.
+/// wait for a turn. Check yourself 4 of the handout asks what that costs.
 constexpr int kGridStrideBlocksPerSm = 8;
 
 /// @brief One thread per element: thread i computes d[i] = a[i] * b[i] + c[i]
