@@ -181,7 +181,8 @@ void split_sort(const std::uint32_t* keys_in, std::uint32_t* keys_out, std::size
 // registers to local memory.
 // 3 x 256 threads fit every GPU of the course (sm_75 holds 1024 threads). The
 // bound only sets the register budget: where shared memory holds fewer blocks
-// (a T4's 64 KB per SM holds 2 of these), fewer run at once; nothing fails.
+// (a T4's 64 KB per SM holds 2 of scatter_by_digit's 25 KB blocks and 1 of
+// scatter_pairs_by_digit's 41 KB), fewer run at once; nothing fails.
 constexpr int kMinBlocksPerSm = 3;
 
 // WALKTHROUGH: digit
