@@ -1,7 +1,7 @@
 // Lab 07: prefix sum. This is your file: fill in each TODO, then run
 //   ./workbook grade prefix-sum
-// The handout is labs/07-prefix-sum/README.md. CUB, Thrust and the
-// harness's CountScan are off limits here: the grader refuses a file that uses them.
+// The handout is labs/07-prefix-sum/README.md. CUB, Thrust and lab 06's
+// workbook::CountScan are off limits here: the grader refuses a file that uses them.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>

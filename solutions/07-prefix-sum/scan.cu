@@ -2,8 +2,8 @@
 // SOLUTION-ONLY: this file by tools/make_skeletons.py: edit here, then regenerate.
 // STUDENT-ONLY: Lab 07: prefix sum. This is your file: fill in each TODO, then run
 // STUDENT-ONLY:   ./workbook grade prefix-sum
-// STUDENT-ONLY: The handout is labs/07-prefix-sum/README.md. CUB, Thrust and the
-// STUDENT-ONLY: harness's CountScan are off limits here: the grader refuses a file that uses them.
+// STUDENT-ONLY: The handout is labs/07-prefix-sum/README.md. CUB, Thrust and lab 06's
+// STUDENT-ONLY: workbook::CountScan are off limits here: the grader refuses a file that uses them.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
