@@ -172,7 +172,8 @@ __global__ void transpose_naive(float* out, const float* in, int rows, int cols)
 /// ceil(rows / kTileDim) blocks of kTileDim x kBlockRows threads; checks the launch.
 /// @param[out] out Device array of cols * rows floats.
 /// @param[in] in Device array of rows * cols floats.
-/// @param[in] rows Number of rows of @p in, at most 65535 * kTileDim; 0 launches nothing.
+/// @param[in] rows Number of rows of @p in; 0 launches nothing. The grid's y counts the
+/// row tiles, so at most 65535 * kTileDim rows.
 /// @param[in] cols Number of columns of @p in; 0 launches nothing.
 /// @param[in] stream The stream to launch on (default: the default stream).
 /// @throws workbook::CudaError when the launch fails.
@@ -197,7 +198,8 @@ __global__ void transpose_tiled(float* out, const float* in, int rows, int cols)
 /// @param[out] out Device array of cols * rows floats.
 /// @param[in] in Device array of rows * cols floats.
 /// @param[in] rows Number of rows of @p in; 0 launches nothing.
-/// @param[in] cols Number of columns of @p in, at most 65535 * kTileDim; 0 launches nothing.
+/// @param[in] cols Number of columns of @p in; 0 launches nothing.
+/// Whichever side your grid's y counts tiles of is at most 65535 * kTileDim.
 /// @param[in] stream The stream to launch on (default: the default stream).
 /// @throws workbook::CudaError when the launch fails.
 void launch_transpose_tiled(float* out, const float* in, int rows, int cols, cudaStream_t stream = nullptr);
