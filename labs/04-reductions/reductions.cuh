@@ -32,7 +32,7 @@ namespace reductions {
 /// @brief Threads per block of the whole-array reduction, of the warp-sum
 /// kernel and the default of the block-level kernels: 8 warps. How many such
 /// blocks share an SM depends on the GPU (8 where an SM holds 2048 threads,
-/// sm_80 and sm_90; 6 on sm_86, sm_89 and sm_120; 4 on sm_75) and on the
+/// sm_80, sm_90 and sm_100; 6 on sm_86, sm_89 and sm_120; 4 on sm_75) and on the
 /// kernel's registers and shared memory: cudaOccupancyMaxActiveBlocksPerMultiprocessor
 /// says for a given kernel.
 constexpr int kThreadsPerBlock = 256;
