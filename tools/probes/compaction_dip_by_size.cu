@@ -22,6 +22,7 @@
 #include <cstdio>
 
 #include "compaction.cuh"
+#include "compaction_input.cuh"
 #include "tests/cub_yardstick.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
@@ -30,18 +31,8 @@
 
 namespace {
 
-// labs/06-compaction/experiment.cu's input: element i is i, its sign bit set
-// (kept by x < 0) with probability percent %.
-__host__ __device__ int element(std::size_t i, unsigned percent) {
-  const bool kept =
-      static_cast<std::uint64_t>(workbook::hash_index(i)) * 100u < static_cast<std::uint64_t>(percent) << 32;
-  return static_cast<int>(static_cast<std::uint32_t>(i) | (kept ? 0x80000000u : 0u));
-}
-
-__global__ void fill_elements(int* data, std::size_t n, unsigned percent) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = element(i, percent);
-}
+using compaction_probe::element;
+using compaction_probe::fill_elements;
 
 double median_ms(const std::function<void(cudaStream_t)>& work) {
   workbook::TimingOptions options;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "compaction.cuh"
+#include "compaction_input.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/hash.cuh"
@@ -40,17 +41,8 @@
 
 namespace {
 
-// labs/06-compaction/experiment.cu's input.
-__host__ __device__ int element(std::size_t i, unsigned percent) {
-  const bool kept =
-      static_cast<std::uint64_t>(workbook::hash_index(i)) * 100u < static_cast<std::uint64_t>(percent) << 32;
-  return static_cast<int>(static_cast<std::uint32_t>(i) | (kept ? 0x80000000u : 0u));
-}
-
-__global__ void fill_elements(int* data, std::size_t n, unsigned percent) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = element(i, percent);
-}
+using compaction_probe::element;
+using compaction_probe::fill_elements;
 
 }  // namespace
 
@@ -70,7 +62,8 @@ int main(int argc, char** argv) {
   workbook::DeviceBuffer<int> in(n), out(n);
   workbook::DeviceBuffer<std::uint32_t> count(1);
   compaction::CompactionScratch scratch(n);
-  if (!once) std::printf("lab 06 probe: n = 2^28 ints, keep x < 0; workbook::time_gpu, cold L2, budget 1000 ms\n");
+  if (!once)
+    std::printf("lab 06 probe: n = 2^28 ints, keep x < 0; workbook::time_gpu, cold L2, budget 1000 ms\n");
   for (const unsigned p : percents) {
     fill_elements<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in.data(), n, p);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -82,10 +75,14 @@ int main(int argc, char** argv) {
     workbook::TimingOptions options;
     options.time_budget_ms = 1000.0;
     const workbook::TimingResult whole = workbook::time_gpu(
-        [&](cudaStream_t s) { compaction::compact(in.data(), n, keep, out.data(), scratch, count.data(), s); },
+        [&](cudaStream_t s) {
+          compaction::compact(in.data(), n, keep, out.data(), scratch, count.data(), s);
+        },
         options);
     const workbook::TimingResult phase_a = workbook::time_gpu(
-        [&](cudaStream_t s) { compaction::launch_count_kept_per_tile(in.data(), n, keep, scratch.tile_counts(), s); },
+        [&](cudaStream_t s) {
+          compaction::launch_count_kept_per_tile(in.data(), n, keep, scratch.tile_counts(), s);
+        },
         options);
     compaction::compact(in.data(), n, keep, out.data(), scratch, count.data(), nullptr);
     const workbook::TimingResult phase_c = workbook::time_gpu(

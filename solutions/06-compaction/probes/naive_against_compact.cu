@@ -26,6 +26,7 @@
 #include <functional>
 #include <vector>
 
+#include "../../../tools/probes/compaction_input.cuh"
 #include "compaction.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/count_scan.cuh"
@@ -36,25 +37,15 @@
 
 namespace {
 
+using compaction_probe::element;
+using compaction_probe::fill_elements;
+
 using compaction::KeepIf;
 
 constexpr int kThreads = 256;
 
 unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>((n + kThreads - 1) / kThreads);
-}
-
-// The experiment's input: element i is i, its sign bit set (kept by x < 0)
-// with probability percent %.
-__host__ __device__ int element(std::size_t i, unsigned percent) {
-  const bool kept =
-      static_cast<std::uint64_t>(workbook::hash_index(i)) * 100u < static_cast<std::uint64_t>(percent) << 32;
-  return static_cast<int>(static_cast<std::uint32_t>(i) | (kept ? 0x80000000u : 0u));
-}
-
-__global__ void fill_elements(int* data, std::size_t n, unsigned percent) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = element(i, percent);
 }
 
 // ---- the experiment's naive stable compaction, as CUDPP built one: flags, a scan, a scatter ----
