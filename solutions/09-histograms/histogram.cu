@@ -323,8 +323,9 @@ constexpr int kLaneCopiesMinBlocksPerSm = 4;
 __global__ void __launch_bounds__(kThreadsPerBlock, kLaneCopiesMinBlocksPerSm)
     count_bytes_lane_copies(const std::uint8_t* in, std::size_t n, std::uint32_t* bins) {
   // HOLE: The result of count_bytes_merged, from kLaneCopies copies of the histogram in kLaneCopySlots
-  // HOLE: shared counts: every byte adds 1 to its lane's copy (lane_copy_slot) with a shared atomicAdd,
-  // HOLE: since lane l of all the block's warps shares that copy. The vectors of
+  // HOLE: shared counts, zeroed first (kLaneCopySlots / kThreadsPerBlock = 32 a thread, neighbouring
+  // HOLE: threads on neighbouring slots): every byte adds 1 to its lane's copy (lane_copy_slot) with a
+  // HOLE: shared atomicAdd, since lane l of all the block's warps shares that copy. The vectors of
   // HOLE: split_for_vectors come in batches of kThreadsPerBlock * kVectorsPerThread vectors (1024;
   // HOLE: kChunkBytes is only 256 vectors); block b takes batches b, b + gridDim.x, ...; in a batch,
   // HOLE: thread t loads vectors t, t + kThreadsPerBlock, ... (its kVectorsPerThread), all of them
