@@ -17,8 +17,8 @@
 // tools/probes/open_misses.sh builds and runs it (and the probes of labs 05 and 06). It lives
 // beside the solution, not in tools/probes/, because it copies the reference's kernels (the
 // student release's leak check refuses them).
-// The code is session 37's /tmp/p37/probe37_lab09.cu as measured; only the comments
-// above its first #include and the file name changed (the include paths are the -I flags').
+// The kernels are the code as first measured; the input and grid helpers it shared with
+// one_copy_four_loads.cu now live in histogram_probe_input.cuh (same code).
 //
 // The misses of labs/09-histograms/measurements.md ("Follow-up probes of the misses"), with the reference
 // solution (liblab09_solution.a) and a few variants written here, on the
@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "histogram.cuh"
+#include "histogram_probe_input.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/hash.cuh"
@@ -57,25 +58,11 @@ using histogram::kBins;
 using histogram::kRgbBins;
 using histogram::kThreadsPerBlock;
 
-enum class Kind { uniform, four_bins_one_bank, one_bin };
-
-// labs/09-histograms/experiment.cu's fill_bytes.
-__global__ void fill_bytes(std::uint8_t* out, std::size_t n, Kind kind) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint32_t hash = workbook::hash_index(i);
-  std::uint32_t value = 255;
-  if (kind == Kind::uniform) value = hash & 0xFFu;
-  if (kind == Kind::four_bins_one_bank) value = 32u * (hash % 4u);
-  out[i] = static_cast<std::uint8_t>(value);
-}
-
-__device__ std::size_t global_thread() {
-  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::size_t grid_threads() {
-  return static_cast<std::size_t>(gridDim.x) * blockDim.x;
-}
+using histogram_probe::fill_bytes;
+using histogram_probe::global_thread;
+using histogram_probe::grid_threads;
+using histogram_probe::Kind;
+using histogram_probe::to_string;
 
 constexpr int kVectorsPerThread = histogram::kVectorsPerThread;
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "histogram.cuh"
+#include "histogram_probe_input.cuh"
 #include "workbook/buffers.hpp"
 #include "workbook/cuda_check.hpp"
 #include "workbook/hash.cuh"
@@ -43,37 +44,11 @@ using histogram::kVectorBytes;
 using histogram::kVectorsPerThread;
 using histogram::VectorSplit;
 
-enum class Kind { uniform, four_bins_one_bank, one_bin };
-
-const char* to_string(Kind kind) {
-  switch (kind) {
-    case Kind::uniform:
-      return "uniform bytes";
-    case Kind::four_bins_one_bank:
-      return "four bins, one bank";
-    case Kind::one_bin:
-      return "one bin";
-  }
-  return "?";
-}
-
-// labs/09-histograms/experiment.cu's fill_bytes.
-__global__ void fill_bytes(std::uint8_t* out, std::size_t n, Kind kind) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint32_t hash = workbook::hash_index(i);
-  std::uint32_t value = 255;
-  if (kind == Kind::uniform) value = hash & 0xFFu;
-  if (kind == Kind::four_bins_one_bank) value = 32u * (hash % 4u);
-  out[i] = static_cast<std::uint8_t>(value);
-}
-
-__device__ std::size_t global_thread() {
-  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::size_t grid_threads() {
-  return static_cast<std::size_t>(gridDim.x) * blockDim.x;
-}
+using histogram_probe::fill_bytes;
+using histogram_probe::global_thread;
+using histogram_probe::grid_threads;
+using histogram_probe::Kind;
+using histogram_probe::to_string;
 __device__ int byte_of(std::uint32_t word, int k) {
   return static_cast<int>((word >> (8 * k)) & 0xFFu);
 }
