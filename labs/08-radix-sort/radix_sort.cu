@@ -199,7 +199,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   // TODO(7): digit_counts[d * tiles_for(n) + blockIdx.x] = the number of this tile's keys below n whose
   //          digit at `shift` is d, for every d (digit-major). Count in shared memory with a set of
   //          counters per warp, so that warps never wait for each other; zero them all, then a barrier,
-  //          before any warp counts. Every thread reaches every barrier.
+  //          before any warp counts. Every thread reaches every barrier. Load with load_tile; its
+  //          0xFFFFFFFF fillers past n are not keys, so do not count them.
 }
 
 void launch_count_digits(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* digit_counts,

@@ -245,7 +245,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   // HOLE: digit_counts[d * tiles_for(n) + blockIdx.x] = the number of this tile's keys below n whose
   // HOLE: digit at `shift` is d, for every d (digit-major). Count in shared memory with a set of
   // HOLE: counters per warp, so that warps never wait for each other; zero them all, then a barrier,
-  // HOLE: before any warp counts. Every thread reaches every barrier.
+  // HOLE: before any warp counts. Every thread reaches every barrier. Load with load_tile; its
+  // HOLE: 0xFFFFFFFF fillers past n are not keys, so do not count them.
   __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kRadix];
   for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][threadIdx.x] = 0;
   __syncthreads();
