@@ -35,13 +35,9 @@ namespace {
 
 using workbook::DeviceBuffer;
 
-// Bytes per key that each method moves through DRAM by design (see the handout):
-// one-bit split: per pass 8 (flags) + 12 (CountScan of n flags) + 12 (scatter), 32 passes;
-// sort_keys: per pass 4 (count) + 8 (scatter) + 1.25 (digit counts: written, scanned, read), 4 passes;
-// CUB (one histogram pass, then 4 passes of read + write);
-// pairs: the values' 8 bytes per scatter more for both.
+// Bytes per key that each method moves through DRAM, as the handout's Speed of light counts them.
 constexpr double kSplitBytes = 32.0 * 32.0;
-constexpr double kCountBytes = 4.0 * 256.0 / radix_sort::kTileSize * 5.0;  // 1.25
+constexpr double kCountBytes = 4.0 * 256.0 / radix_sort::kTileSize * 5.0;
 constexpr double kSortKeysBytes = 4.0 * (12.0 + kCountBytes);
 constexpr double kCubKeysBytes = 4.0 + 4.0 * 8.0;
 constexpr double kSortPairsBytes = 4.0 * (20.0 + kCountBytes);
