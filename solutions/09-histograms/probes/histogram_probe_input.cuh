@@ -1,6 +1,6 @@
 // Lab 09's experiment inputs and grid helpers, shared by the lab's probes
-// (histogram_open_misses.cu, one_copy_four_loads.cu): the bytes
-// labs/09-histograms/experiment.cu's fill_bytes writes (workbook::hash_index
+// (histogram_open_misses.cu, one_copy_four_loads.cu, shared_atomics_and_match_alone.cu):
+// the bytes labs/09-histograms/experiment.cu's fill_bytes writes (workbook::hash_index
 // of each index: uniform, four bins in one shared-memory bank, or one bin).
 #pragma once
 
