@@ -190,7 +190,7 @@ int main() {
     std::printf("GPU: %s\n", workbook::describe(workbook::current_device_info()).c_str());
     std::printf("Copy bandwidth (cudaMemcpy device to device, read + write): %.1f GB/s\n",
                 workbook::copy_bandwidth_gbps());
-    std::printf("Reduce-then-scan: tiles of %d elements (%d threads x %d items), %d blocks at 2^28.\n",
+    std::printf("Reduce-then-scan: tiles of %d ints (%d threads x %d items), at most %d blocks at 2^28.\n",
                 scan::kTileSize, scan::kThreadsPerBlock, scan::kItemsPerThread,
                 scan::reduce_then_scan_blocks(std::size_t{1} << 28));
     std::printf("Single pass: tiles of %d elements (%d threads x %d items, %d-int loads).\n",

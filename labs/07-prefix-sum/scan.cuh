@@ -189,17 +189,19 @@ void launch_block_scan_shuffle(const int* in, int* out, std::size_t n, int threa
 // ---------------------------------------------------------------------------
 // Part 2: reduce-then-scan of the whole array.
 
-/// @brief The number of blocks a reduce-then-scan of @p n elements launches:
-/// kBlocksPerSm per SM of the current GPU, never more than one per tile of
-/// input, never more than kMaxGridBlocks, at least 1.
+/// @brief The most blocks a reduce-then-scan of @p n elements launches (its
+/// grid cap): kBlocksPerSm per SM of the current GPU, never more than one per
+/// tile of input, never more than kMaxGridBlocks, at least 1. The launch may
+/// use fewer: each range takes ceil(tiles / cap) tiles, so ceil(tiles / that)
+/// blocks launch (on an H200 at 2^28: a cap of 1056, 1041 ranges of 63 tiles).
 /// @param[in] n Number of elements.
-/// @return The grid size, 1 to kMaxGridBlocks.
+/// @return The grid cap, 1 to kMaxGridBlocks.
 /// @throws workbook::CudaError when there is no GPU.
 int reduce_then_scan_blocks(std::size_t n);
 
-/// @brief Scan of the whole array in three kernels. The input is cut into
-/// reduce_then_scan_blocks(n) contiguous ranges of whole tiles, one per block
-/// (the last range may be shorter): every block sums its range into
+/// @brief Scan of the whole array in three kernels. The input is cut into at
+/// most reduce_then_scan_blocks(n) contiguous ranges of whole tiles, one per
+/// block (the last range may be shorter): every block sums its range into
 /// block_sums, one block scans block_sums (exclusive), and every block scans
 /// its range tile by tile starting from its range's offset. Asynchronous.
 /// @param[in] in Device array of n ints (not written).
