@@ -40,14 +40,10 @@
 namespace radix_sort {
 namespace {
 
-// count_digits with the counts stored tile-major: counts[b * kRadix + d].
-__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
-    count_digits_tile_major(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* counts) {
-  __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kRadix];
-  for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][threadIdx.x] = 0;
-  __syncthreads();
-  std::uint32_t items[kItemsPerThread];
-  load_tile(keys, n, items);
+// The part both variants keep from count_digits: count the loaded tile's digits into per-warp
+// counters (zeroed by the caller, behind a barrier), then sum them; thread d returns digit d's count.
+__device__ std::uint32_t count_loaded_tile(const std::uint32_t (&items)[kItemsPerThread], std::size_t n,
+                                           int shift, std::uint32_t (*warp_counts)[kRadix]) {
   const int valid = keys_in_tile(n);
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) {
@@ -57,6 +53,18 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   std::uint32_t count = 0;
 #pragma unroll
   for (int w = 0; w < kWarpsPerBlock; ++w) count += warp_counts[w][threadIdx.x];
+  return count;
+}
+
+// count_digits with the counts stored tile-major: counts[b * kRadix + d].
+__global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
+    count_digits_tile_major(const std::uint32_t* keys, std::size_t n, int shift, std::uint32_t* counts) {
+  __shared__ std::uint32_t warp_counts[kWarpsPerBlock][kRadix];
+  for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][threadIdx.x] = 0;
+  __syncthreads();
+  std::uint32_t items[kItemsPerThread];
+  load_tile(keys, n, items);
+  const std::uint32_t count = count_loaded_tile(items, n, shift, warp_counts);
   counts[static_cast<std::size_t>(blockIdx.x) * kRadix + threadIdx.x] = count;
 }
 
@@ -68,15 +76,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kMinBlocksPerSm)
   load_tile(keys, n, items);
   for (int w = 0; w < kWarpsPerBlock; ++w) warp_counts[w][threadIdx.x] = 0;
   __syncthreads();
-  const int valid = keys_in_tile(n);
-#pragma unroll
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    if (item_in_tile(k) < valid) atomicAdd(&warp_counts[warp_index()][digit_of(items[k], shift)], 1u);
-  }
-  __syncthreads();
-  std::uint32_t count = 0;
-#pragma unroll
-  for (int w = 0; w < kWarpsPerBlock; ++w) count += warp_counts[w][threadIdx.x];
+  const std::uint32_t count = count_loaded_tile(items, n, shift, warp_counts);
   counts[static_cast<std::size_t>(threadIdx.x) * tiles_for(n) + blockIdx.x] = count;
 }
 
