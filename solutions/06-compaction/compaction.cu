@@ -354,8 +354,9 @@ void compact_pairs(const int* keys, const int* values, std::size_t n, KeepIf kee
 __global__ void scatter_kept_unordered(const int* in, std::size_t n, KeepIf keep, int* out,
                                        std::uint32_t* out_count) {
   // HOLE: Append every kept element of this block's tile to out, at a place of its own reserved from
-  // HOLE: *out_count (any order, no gaps), with ONE atomicAdd per warp that keeps anything. Use
-  // HOLE: load_tile(). Warps work alone (no __syncthreads()); all 32 lanes reach every *_sync call.
+  // HOLE: *out_count (warps in any order, a warp's pieces in row order, no gaps), with ONE atomicAdd per
+  // HOLE: warp that keeps anything. Use load_tile(). Warps work alone (no __syncthreads()); all 32 lanes
+  // HOLE: reach every *_sync call.
   int items[kItemsPerThread];
   bool kept[kItemsPerThread];
   load_tile(in, n, keep, items, kept);
