@@ -43,7 +43,8 @@ constexpr int kThreadsPerBlock = 256;
 constexpr int kItemsPerThread = 4;
 
 /// @brief Blocks per SM of the whole-array reduction: with kThreadsPerBlock
-/// threads each, enough resident threads to fill the SMs, no more.
+/// threads each, enough resident threads to fill the SMs, no more where an SM
+/// holds 2048 threads (elsewhere some blocks wait for a second wave).
 constexpr int kBlocksPerSm = 8;
 
 /// @brief The most blocks the whole-array reduction launches, whatever the
