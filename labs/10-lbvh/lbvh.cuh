@@ -179,8 +179,8 @@ __host__ __device__ std::uint32_t expand_bits(std::uint32_t v);
 
 /// @brief The cell, 0 .. kCellsPerAxis - 1, of coordinate @p x on an axis
 /// from @p lo to @p hi: floor((x - lo) / (hi - lo) * 1024), computed in that
-/// order, clamped to 0 .. 1023 (x = hi lands in cell 1023); 0 when x, lo or
-/// hi is NaN, or hi <= lo (the axis has no extent).
+/// order, clamped to 0 .. 1023 (x = hi lands in cell 1023); 0 when x, lo, hi
+/// or that quotient (even inf / inf) is NaN, or hi <= lo (no extent).
 /// @param[in] x The coordinate.
 /// @param[in] lo The scene's lowest coordinate on the axis.
 /// @param[in] hi The scene's highest coordinate on the axis.
